@@ -1,0 +1,3 @@
+"""herdr.api package."""
+
+from __future__ import annotations

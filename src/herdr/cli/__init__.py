@@ -1,0 +1,3 @@
+"""herdr.cli package."""
+
+from __future__ import annotations

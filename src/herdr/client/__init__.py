@@ -1,0 +1,3 @@
+"""herdr.client package."""
+
+from __future__ import annotations

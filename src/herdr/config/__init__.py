@@ -1,0 +1,3 @@
+"""herdr.config package."""
+
+from __future__ import annotations

@@ -1,0 +1,89 @@
+"""Where herdr keeps its files (XDG on Linux/macOS), resolved from an environment mapping.
+
+Pure: every function takes the environment as an argument so tests and the server can
+resolve paths for a session without touching ``os.environ``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+APP_DIR = "herdr"
+SOCKET_NAME = "herdr.sock"
+CLIENT_SOCKET_NAME = "herdr-client.sock"
+DEFAULT_SESSION = "default"
+# sockaddr_un.sun_path is 108 bytes including the terminating NUL.
+MAX_SOCKET_PATH_BYTES = 107
+
+
+def _home(env: Mapping[str, str]) -> Path:
+    home = env.get("HOME")
+    return Path(home) if home else Path(os.path.expanduser("~"))
+
+
+def config_dir(env: Mapping[str, str]) -> Path:
+    """``$XDG_CONFIG_HOME/herdr``, else ``~/.config/herdr``."""
+    xdg = env.get("XDG_CONFIG_HOME")
+    base = Path(xdg) if xdg else _home(env) / ".config"
+    return base / APP_DIR
+
+
+def state_dir(env: Mapping[str, str]) -> Path:
+    """``$XDG_STATE_HOME/herdr``, else ``~/.local/state/herdr``."""
+    xdg = env.get("XDG_STATE_HOME")
+    base = Path(xdg) if xdg else _home(env) / ".local" / "state"
+    return base / APP_DIR
+
+
+def config_file(env: Mapping[str, str]) -> Path:
+    override = env.get("HERDR_CONFIG_PATH")
+    return Path(override) if override else config_dir(env) / "config.toml"
+
+
+def manifest_override_dir(env: Mapping[str, str]) -> Path:
+    return config_dir(env) / "agent-detection"
+
+
+def manifest_remote_dir(env: Mapping[str, str]) -> Path:
+    return state_dir(env) / "agent-detection" / "remote"
+
+
+def manifest_status_file(env: Mapping[str, str]) -> Path:
+    return state_dir(env) / "agent-detection" / "status.toml"
+
+
+def is_valid_session_name(name: str) -> bool:
+    """Session names are ``[A-Za-z0-9._-]{1,64}`` and not ``.`` or ``..``."""
+    if not 1 <= len(name) <= 64 or name in (".", ".."):
+        return False
+    return all(c.isascii() and (c.isalnum() or c in "._-") for c in name)
+
+
+def session_data_dir(env: Mapping[str, str], session: str | None) -> Path:
+    """The default session lives in the config dir; named ones under ``sessions/<name>``."""
+    if session is None or session == DEFAULT_SESSION:
+        return config_dir(env)
+    return config_dir(env) / "sessions" / session
+
+
+def session_socket_path(env: Mapping[str, str], session: str | None) -> Path:
+    return session_data_dir(env, session) / SOCKET_NAME
+
+
+def resolve_socket_path(env: Mapping[str, str], session_flag: str | None) -> Path:
+    """``--session`` > ``$HERDR_SOCKET_PATH`` > ``$HERDR_SESSION`` > default."""
+    if session_flag is not None:
+        return session_socket_path(env, session_flag)
+    explicit = env.get("HERDR_SOCKET_PATH")
+    if explicit:
+        return Path(explicit)
+    named = env.get("HERDR_SESSION")
+    if named:
+        return session_socket_path(env, named)
+    return session_socket_path(env, None)
+
+
+def socket_path_too_long(path: Path) -> bool:
+    return len(os.fsencode(str(path))) > MAX_SOCKET_PATH_BYTES

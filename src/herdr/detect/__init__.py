@@ -1,0 +1,3 @@
+"""herdr.detect package."""
+
+from __future__ import annotations

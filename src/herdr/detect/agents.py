@@ -1,0 +1,298 @@
+"""The 22 agent kinds herdr knows, their labels, executables, aliases and hook tiers.
+
+Pure data and lookups (detection-spec §1). Enum order matters: it is the order
+used wherever "the first agent" is picked.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class HookTier(enum.Enum):
+    """How much authority an agent's official integration has over its state."""
+
+    NONE = "none"
+    FULL = "full"  # full-lifecycle: hook states are the only authority
+    SIO = "session_identity_only"  # only session reports count
+    RNS = "reserved_native_state"  # state reports re-routed to session refs
+    SIO_RNS = "session_identity_only+reserved_native_state"
+
+
+@dataclass(frozen=True, slots=True)
+class AgentInfo:
+    """Static facts about one agent kind."""
+
+    label: str
+    name: str
+    executable: str
+    lookup_names: tuple[str, ...]
+    manifest_file: str | None
+    hook_tier: HookTier
+    hook_source: str | None
+
+
+class Agent(enum.Enum):
+    """The agent kinds, in the original's enum order."""
+
+    PI = "pi"
+    CLAUDE = "claude"
+    CODEX = "codex"
+    GEMINI = "gemini"
+    CURSOR = "cursor"
+    DEVIN = "devin"
+    ANTIGRAVITY = "agy"
+    CLINE = "cline"
+    OMP = "omp"
+    MASTRACODE = "mastracode"
+    OPENCODE = "opencode"
+    GITHUB_COPILOT = "copilot"
+    KIMI = "kimi"
+    KIRO = "kiro"
+    DROID = "droid"
+    AMP = "amp"
+    GROK = "grok"
+    HERMES = "hermes"
+    KILO = "kilo"
+    QODERCLI = "qodercli"
+    QWEN = "qwen"
+    MAKI = "maki"
+
+    @property
+    def label(self) -> str:
+        """The canonical lowercase label (``"claude"``, ``"agy"``, …)."""
+        return self.value
+
+    @property
+    def info(self) -> AgentInfo:
+        return AGENT_INFO[self]
+
+
+def _i(
+    agent: Agent,
+    name: str,
+    executable: str,
+    names: tuple[str, ...],
+    manifest: str | None,
+    tier: HookTier,
+    source: str | None,
+) -> tuple[Agent, AgentInfo]:
+    return agent, AgentInfo(agent.value, name, executable, names, manifest, tier, source)
+
+
+_F, _S, _R, _N = HookTier.FULL, HookTier.SIO, HookTier.RNS, HookTier.NONE
+
+AGENT_INFO: dict[Agent, AgentInfo] = dict(
+    [
+        _i(Agent.PI, "Pi", "pi", ("pi",), "pi.toml", _F, "herdr:pi"),
+        _i(
+            Agent.CLAUDE,
+            "Claude",
+            "claude",
+            ("claude", "claude-code"),
+            "claude.toml",
+            _R,
+            "herdr:claude",
+        ),
+        _i(Agent.CODEX, "Codex", "codex", ("codex",), "codex.toml", _R, "herdr:codex"),
+        _i(Agent.GEMINI, "Gemini", "gemini", ("gemini",), "gemini.toml", _N, None),
+        _i(
+            Agent.CURSOR,
+            "Cursor",
+            "cursor-agent",
+            ("cursor", "cursor-agent"),
+            "cursor.toml",
+            _R,
+            "herdr:cursor",
+        ),
+        _i(
+            Agent.DEVIN,
+            "Devin",
+            "devin",
+            ("devin", "devin-cli", "devin cli"),
+            "devin.toml",
+            _R,
+            "herdr:devin",
+        ),
+        _i(
+            Agent.ANTIGRAVITY,
+            "Antigravity",
+            "agy",
+            ("agy", "antigravity", "antigravity-cli"),
+            "antigravity.toml",
+            _S,
+            "herdr:antigravity_cli",
+        ),
+        _i(Agent.CLINE, "Cline", "cline", ("cline",), "cline.toml", _N, None),
+        _i(Agent.OMP, "Omp", "omp", ("omp",), None, _F, "herdr:omp"),
+        _i(
+            Agent.MASTRACODE,
+            "Mastracode",
+            "mastracode",
+            ("mastracode", "mastra-code", "mastra code"),
+            None,
+            _F,
+            "herdr:mastracode",
+        ),
+        _i(
+            Agent.OPENCODE,
+            "OpenCode",
+            "opencode",
+            ("opencode", "opencode2", "open-code"),
+            "opencode.toml",
+            _F,
+            "herdr:opencode",
+        ),
+        _i(
+            Agent.GITHUB_COPILOT,
+            "GithubCopilot",
+            "copilot",
+            ("copilot", "github-copilot", "ghcs"),
+            "github-copilot.toml",
+            _R,
+            "herdr:copilot",
+        ),
+        _i(
+            Agent.KIMI,
+            "Kimi",
+            "kimi",
+            ("kimi", "kimi-code", "kimi code"),
+            "kimi.toml",
+            _F,
+            "herdr:kimi",
+        ),
+        _i(Agent.KIRO, "Kiro", "kiro-cli", ("kiro", "kiro-cli"), "kiro.toml", _N, None),
+        _i(Agent.DROID, "Droid", "droid", ("droid",), "droid.toml", _R, "herdr:droid"),
+        _i(Agent.AMP, "Amp", "amp", ("amp", "amp-local"), "amp.toml", _N, None),
+        _i(Agent.GROK, "Grok", "grok", ("grok", "grok-build"), "grok.toml", _R, "herdr:grok"),
+        _i(
+            Agent.HERMES,
+            "Hermes",
+            "hermes",
+            ("hermes", "hermes-agent"),
+            "hermes.toml",
+            _S,
+            "herdr:hermes",
+        ),
+        _i(
+            Agent.KILO,
+            "Kilo",
+            "kilo",
+            ("kilo", "kilo-code", "kilo code"),
+            "kilo.toml",
+            _F,
+            "herdr:kilo",
+        ),
+        _i(
+            Agent.QODERCLI,
+            "Qodercli",
+            "qodercli",
+            ("qodercli", "qoderclicn", "qoder", "qodercn"),
+            "qodercli.toml",
+            _R,
+            "herdr:qodercli",
+        ),
+        _i(
+            Agent.QWEN,
+            "Qwen",
+            "qwen",
+            ("qwen", "qwen-code", "qwen code"),
+            "qwen.toml",
+            HookTier.SIO_RNS,
+            "herdr:qwen",
+        ),
+        _i(Agent.MAKI, "Maki", "maki", ("maki",), "maki.toml", _N, None),
+    ]
+)
+
+ALL_AGENTS: tuple[Agent, ...] = tuple(Agent)
+SCREEN_MANIFEST_AGENTS: tuple[Agent, ...] = tuple(
+    a for a in ALL_AGENTS if AGENT_INFO[a].manifest_file is not None
+)
+
+_LOOKUP: dict[str, Agent] = {
+    name: agent for agent, info in AGENT_INFO.items() for name in info.lookup_names
+}
+_BY_LABEL: dict[str, Agent] = {a.value: a for a in ALL_AGENTS}
+_SUFFIXES = (".exe", ".cmd", ".bat", ".ps1", ".js")
+
+# Unicode White_Space (Rust `char::is_whitespace`); str.strip() also strips U+001C–001F.
+WHITE_SPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+def rust_trim(text: str) -> str:
+    """Strip Unicode White_Space from both ends, as Rust's ``str::trim`` does."""
+    return text.strip(WHITE_SPACE)
+
+
+def normalize_label(text: str) -> str:
+    """Trim, lowercase and strip one executable suffix (``.exe``, ``.cmd``, …)."""
+    value = rust_trim(text).lower()
+    for suffix in _SUFFIXES:
+        if value.endswith(suffix):
+            return value[: -len(suffix)]
+    return value
+
+
+def parse_agent_label(text: str) -> Agent | None:
+    """Lenient lookup: labels, aliases, any case, executable suffixes."""
+    return _LOOKUP.get(normalize_label(text))
+
+
+def parse_canonical_agent_label(text: str) -> Agent | None:
+    """Strict lookup: only the exact canonical label."""
+    return _BY_LABEL.get(text)
+
+
+# (source, label) pairs for each hook tier (detection-spec §1).
+FULL_LIFECYCLE_SOURCES: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("herdr:pi", "pi"),
+        ("herdr:omp", "omp"),
+        ("herdr:mastracode", "mastracode"),
+        ("herdr:opencode", "opencode"),
+        ("herdr:kilo", "kilo"),
+        ("herdr:kimi", "kimi"),
+    }
+)
+SESSION_IDENTITY_ONLY_SOURCES: frozenset[tuple[str, str]] = frozenset(
+    {("herdr:hermes", "hermes"), ("herdr:qwen", "qwen"), ("herdr:antigravity_cli", "agy")}
+)
+RESERVED_NATIVE_STATE_SOURCES: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("herdr:claude", "claude"),
+        ("herdr:codex", "codex"),
+        ("herdr:copilot", "copilot"),
+        ("herdr:devin", "devin"),
+        ("herdr:droid", "droid"),
+        ("herdr:qodercli", "qodercli"),
+        ("herdr:qwen", "qwen"),
+        ("herdr:cursor", "cursor"),
+        ("herdr:grok", "grok"),
+    }
+)
+OFFICIAL_SOURCES: frozenset[tuple[str, str]] = (
+    RESERVED_NATIVE_STATE_SOURCES
+    | FULL_LIFECYCLE_SOURCES
+    | SESSION_IDENTITY_ONLY_SOURCES
+)
+
+
+def is_full_lifecycle(source: str, label: str) -> bool:
+    return (source, label) in FULL_LIFECYCLE_SOURCES
+
+
+def is_session_identity_only(source: str, label: str) -> bool:
+    return (source, label) in SESSION_IDENTITY_ONLY_SOURCES
+
+
+def is_reserved_native_state(source: str, label: str) -> bool:
+    return (source, label) in RESERVED_NATIVE_STATE_SOURCES
+
+
+def is_official(source: str, label: str) -> bool:
+    return (source, label) in OFFICIAL_SOURCES

@@ -1,0 +1,3 @@
+"""herdr.detect.manifest package."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""herdr.persist package."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""herdr.runtime package."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""herdr.server package."""
+
+from __future__ import annotations

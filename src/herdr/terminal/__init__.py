@@ -1,0 +1,3 @@
+"""herdr.terminal package."""
+
+from __future__ import annotations
