@@ -1,0 +1,282 @@
+"""Where each agent's active manifest comes from: bundled, cached remote, or local override.
+
+Precedence (detection-spec §7.2): a valid override beats a cached remote file that is
+not older than the bundled one, which beats the bundled file. Every fallback keeps
+working rules and says why in ``warning``. Files are read only on (re)load, never
+watched: detection keeps using the cache until an explicit reload (§7.6).
+"""
+
+from __future__ import annotations
+
+import threading
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from herdr.config import paths
+from herdr.detect.agents import AGENT_INFO, SCREEN_MANIFEST_AGENTS, Agent, parse_agent_label
+from herdr.detect.manifest import (
+    ENGINE_VERSION,
+    Manifest,
+    ManifestError,
+    parse_manifest,
+    parse_version,
+)
+
+SOURCE_BUNDLED = "bundled"
+SOURCE_REMOTE = "remote"
+SOURCE_OVERRIDE = "local override"
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedManifest:
+    """One agent's active manifest and how it was chosen."""
+
+    agent: Agent
+    manifest: Manifest
+    source_kind: str
+    path: Path | None
+    cached_remote_version: str | None
+    local_override_shadowing_remote: bool
+    warning: str | None
+
+    @property
+    def source_display(self) -> str:
+        """``bundled``, ``remote:<path>`` or the override path (explain's manifest_source)."""
+        if self.source_kind == SOURCE_BUNDLED:
+            return SOURCE_BUNDLED
+        if self.source_kind == SOURCE_REMOTE:
+            return f"remote:{self.path}"
+        return str(self.path)
+
+    @property
+    def active_version(self) -> str | None:
+        return self.manifest.version
+
+
+@dataclass(frozen=True, slots=True)
+class ManifestDirs:
+    """The two directories manifests are read from besides the package."""
+
+    override_dir: Path
+    remote_dir: Path
+    status_file: Path
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> ManifestDirs:
+        return cls(
+            paths.manifest_override_dir(env),
+            paths.manifest_remote_dir(env),
+            paths.manifest_status_file(env),
+        )
+
+
+def bundled_manifest_text(agent: Agent) -> str:
+    """The TOML text shipped in ``herdr/detect/manifests``."""
+    name = AGENT_INFO[agent].manifest_file
+    if name is None:
+        raise KeyError(f"agent {agent.label} has no screen manifest")
+    return (resources.files("herdr.detect") / "manifests" / name).read_text("utf-8")
+
+
+def load_bundled(agent: Agent) -> Manifest:
+    """Parse a bundled manifest; failure here is a packaging bug, so it propagates."""
+    return parse_manifest(bundled_manifest_text(agent))
+
+
+def manifest_id_matches(manifest: Manifest, agent: Agent) -> bool:
+    """§7.3: id or an alias equals the label, or parses (leniently) to the agent."""
+    label = agent.label
+    names = (manifest.id, *manifest.aliases)
+    if label in names:
+        return True
+    return any(parse_agent_label(name) is agent for name in names)
+
+
+def parse_remote_manifest(text: str, agent: Agent) -> Manifest:
+    """Accept a remote manifest only with a matching id, a version and a usable engine."""
+    manifest = parse_manifest(text)
+    if not manifest_id_matches(manifest, agent):
+        raise ManifestError(f"manifest id {manifest.id} does not match {agent.label}")
+    if manifest.version is None:
+        raise ManifestError("remote manifest is missing version")
+    if manifest.min_engine_version is None:
+        raise ManifestError("remote manifest is missing min_engine_version")
+    if manifest.min_engine_version > ENGINE_VERSION:
+        raise ManifestError(
+            f"manifest requires engine {manifest.min_engine_version}, "
+            f"current engine is {ENGINE_VERSION}"
+        )
+    return manifest
+
+
+def _read_text(path: Path) -> str:
+    """Read a manifest file; invalid UTF-8 is a load error, not a crash."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ManifestError(f"file is not valid UTF-8: {exc}") from exc
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def load_agent_manifest(agent: Agent, dirs: ManifestDirs) -> LoadedManifest:
+    """Resolve one agent's active manifest with every fallback of §7.2."""
+    bundled = load_bundled(agent)
+    result = LoadedManifest(agent, bundled, SOURCE_BUNDLED, None, None, False, None)
+
+    remote_path = dirs.remote_dir / f"{agent.label}.toml"
+    if remote_path.is_file():
+        result = _apply_remote(result, remote_path, bundled)
+
+    override_path = dirs.override_dir / f"{agent.label}.toml"
+    if not override_path.exists():
+        return result
+    shadowing = result.cached_remote_version is not None
+    fallback = LoadedManifest(
+        agent,
+        result.manifest,
+        result.source_kind,
+        result.path,
+        result.cached_remote_version,
+        shadowing,
+        result.warning,
+    )
+    try:
+        override = parse_manifest(_read_text(override_path))
+    except (ManifestError, OSError) as exc:
+        return _with_warning(
+            fallback,
+            f"ignored override {override_path} because it could not be loaded: {_one_line(exc)}",
+        )
+    if override.id != agent.label and not manifest_id_matches(override, agent):
+        return _with_warning(
+            fallback,
+            f"ignored override {override_path} because manifest id {override.id} "
+            f"does not match {agent.label}",
+        )
+    return LoadedManifest(
+        agent,
+        override,
+        SOURCE_OVERRIDE,
+        override_path,
+        result.cached_remote_version,
+        shadowing,
+        None,
+    )
+
+
+def _with_warning(base: LoadedManifest, warning: str) -> LoadedManifest:
+    return LoadedManifest(
+        base.agent,
+        base.manifest,
+        base.source_kind,
+        base.path,
+        base.cached_remote_version,
+        base.local_override_shadowing_remote,
+        warning,
+    )
+
+
+def _apply_remote(base: LoadedManifest, path: Path, bundled: Manifest) -> LoadedManifest:
+    try:
+        remote = parse_remote_manifest(_read_text(path), base.agent)
+    except (ManifestError, OSError) as exc:
+        return _with_warning(
+            base, f"ignored remote manifest {path} because it could not be loaded: {_one_line(exc)}"
+        )
+    assert remote.version is not None  # checked by parse_remote_manifest
+    remote_version = remote.version
+    if bundled.version is not None and parse_version(remote_version) < parse_version(
+        bundled.version
+    ):
+        return LoadedManifest(
+            base.agent,
+            bundled,
+            SOURCE_BUNDLED,
+            None,
+            remote_version,
+            False,
+            f"ignored remote manifest {path} because cached version {remote_version} "
+            f"is older than bundled {bundled.version}",
+        )
+    return LoadedManifest(base.agent, remote, SOURCE_REMOTE, path, remote_version, False, None)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentUpdateStatus:
+    """One agent's entry of the remote-update status file."""
+
+    last_result: str | None
+    last_error: str | None
+
+
+def read_update_status(path: Path) -> dict[str, AgentUpdateStatus]:
+    """Per-agent update results; a missing or unparsable file reads as empty."""
+    try:
+        data = tomllib.loads(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}
+    agents = data.get("agents")
+    if not isinstance(agents, dict):
+        return {}
+    out: dict[str, AgentUpdateStatus] = {}
+    for label, entry in agents.items():
+        if not isinstance(entry, dict):
+            continue
+        result = entry.get("last_result")
+        error = entry.get("last_error")
+        out[str(label)] = AgentUpdateStatus(
+            result if isinstance(result, str) else None,
+            error if isinstance(error, str) else None,
+        )
+    return out
+
+
+class ManifestCache:
+    """Process-wide compiled manifests; rebuilt whole and swapped only on ``reload``."""
+
+    def __init__(self, dirs: ManifestDirs) -> None:
+        self._dirs = dirs
+        self._lock = threading.Lock()
+        self._loaded: dict[Agent, LoadedManifest] | None = None
+
+    @property
+    def dirs(self) -> ManifestDirs:
+        return self._dirs
+
+    def _build(self) -> dict[Agent, LoadedManifest]:
+        return {agent: load_agent_manifest(agent, self._dirs) for agent in SCREEN_MANIFEST_AGENTS}
+
+    def all(self) -> dict[Agent, LoadedManifest]:
+        loaded = self._loaded
+        if loaded is None:
+            with self._lock:
+                if self._loaded is None:
+                    self._loaded = self._build()
+                loaded = self._loaded
+        return loaded
+
+    def get(self, agent: Agent) -> LoadedManifest | None:
+        """The active manifest, or None for agents without one (omp, mastracode)."""
+        return self.all().get(agent)
+
+    def reload(self) -> dict[Agent, LoadedManifest]:
+        """Re-read every layer; the old set stays in use until the new one is complete."""
+        with self._lock:
+            fresh = self._build()
+            self._loaded = fresh
+        return fresh
+
+    def load_one(self, agent: Agent) -> LoadedManifest | None:
+        """Resolve one agent without building the whole cache (offline explain)."""
+        if agent not in SCREEN_MANIFEST_AGENTS:
+            return None
+        if self._loaded is not None:
+            return self._loaded.get(agent)
+        return load_agent_manifest(agent, self._dirs)
