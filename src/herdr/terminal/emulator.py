@@ -1,0 +1,488 @@
+"""The one adapter over the VT library (pyghostty / libghostty-vt).
+
+Nothing else in herdr imports pyghostty: keeping the surface small is what lets
+another emulator (pyavt, pyte) stand in if the young C API breaks. pyghostty's
+``Terminal`` wrapper is minimal, so most calls go to its raw cffi ``lib``;
+python-stack.md §1.6 lists the gotchas handled here (scrollback byte cap, one
+VT-formatter call per pane instead of per row, replies wired to the PTY).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pyghostty._ffi import ffi as _ffi_any
+from pyghostty._ffi import lib as _lib_any
+from pyghostty._ffi import union_fn as _union_fn
+
+from herdr.terminal.osc import OscTracker
+
+_log = logging.getLogger(__name__)
+
+ffi: Any = _ffi_any
+lib: Any = _lib_any
+
+# ABI-mode cffi cannot pass a union by value; like pyghostty's GhosttyPointS, a
+# layout-identical struct twin gives ghostty_terminal_scroll_viewport the same call ABI.
+with contextlib.suppress(Exception):  # already declared if the module is reloaded
+    ffi.cdef(
+        "typedef struct { GhosttyTerminalScrollViewportTag tag;"
+        " struct { intptr_t delta; uint64_t _pad; } value; } HerdrScrollViewportS;"
+    )
+assert ffi.sizeof("HerdrScrollViewportS") == ffi.sizeof("GhosttyTerminalScrollViewport")
+
+DEFAULT_SCROLLBACK_LINES = 10_000
+DEFAULT_SCROLLBACK_BYTES = 32 * 1024 * 1024
+_MAX_DIM = 0xFFFF
+
+# DEC private modes the server cares about.
+MODE_APP_CURSOR = 1
+MODE_MOUSE_X10 = 9
+MODE_MOUSE_PRESS_RELEASE = 1000
+MODE_MOUSE_BUTTON_MOTION = 1002
+MODE_MOUSE_ANY_MOTION = 1003
+MODE_FOCUS_REPORTING = 1004
+MODE_MOUSE_SGR = 1006
+MODE_BRACKETED_PASTE = 2004
+MODE_SYNCHRONIZED_OUTPUT = 2026
+
+ReplyCallback = Callable[[bytes], None]
+_SGR_RESET = "\x1b[0m"
+
+
+class EmulatorError(RuntimeError):
+    """A libghostty-vt call failed (never raised by ``feed``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class InputModes:
+    """Terminal modes that decide how keys, mouse and paste are encoded for the pane."""
+
+    alternate_screen: bool
+    application_cursor: bool
+    bracketed_paste: bool
+    focus_reporting: bool
+    mouse_tracking: int  # 0, 9, 1000, 1002 or 1003 (the most detailed one set)
+    mouse_sgr: bool
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        raise EmulatorError(f"{what} failed: {result}")
+
+
+def _clamp(value: int) -> int:
+    return max(1, min(_MAX_DIM, int(value)))
+
+
+class Emulator:
+    """A headless terminal for one pane: feed PTY bytes, read rows, titles and modes.
+
+    ``content_seq`` and ``revision`` grow on every feed and resize, so callers
+    can tell "nothing changed" with one integer compare.
+    """
+
+    def __init__(
+        self,
+        cols: int,
+        rows: int,
+        scrollback_lines: int = DEFAULT_SCROLLBACK_LINES,
+        scrollback_bytes: int = DEFAULT_SCROLLBACK_BYTES,
+        on_reply: ReplyCallback | None = None,
+    ) -> None:
+        self._cols = _clamp(cols)
+        self._rows = _clamp(rows)
+        handle = ffi.new("GhosttyTerminal*")
+        _check(lib.ghostty_terminal_new(ffi.NULL, handle, self._cols, self._rows), "terminal_new")
+        self._t: Any = handle[0]
+        self._set_size_t(lib.GHOSTTY_TERMINAL_OPT_SCROLLBACK_MAX_LINES, scrollback_lines)
+        self._set_size_t(lib.GHOSTTY_TERMINAL_OPT_SCROLLBACK_MAX_BYTES, scrollback_bytes)
+
+        rs = ffi.new("GhosttyRenderState*")
+        _check(lib.ghostty_render_state_new(ffi.NULL, rs), "render_state_new")
+        self._rs: Any = rs[0]
+        it = ffi.new("GhosttyRenderStateRowIterator*")
+        _check(lib.ghostty_render_state_row_iterator_new(ffi.NULL, it), "row_iterator_new")
+        self._rows_it_ptr: Any = it
+        self._rows_it: Any = it[0]
+        self._finalizer = weakref.finalize(self, _free_native, self._t, self._rs, self._rows_it)
+
+        self._on_reply: ReplyCallback | None = on_reply
+        self_ref = weakref.ref(self)
+
+        def reply_trampoline(_t: Any, _userdata: Any, data: Any, length: int) -> None:
+            # A weak reference: a cffi callback holding ``self`` would never be collected.
+            emulator = self_ref()
+            if emulator is not None:
+                emulator._deliver_reply(bytes(ffi.buffer(data, length)))
+
+        self._reply_cb: Any = ffi.callback("GhosttyTerminalWritePtyFn", reply_trampoline)
+        _check(
+            lib.ghostty_terminal_set(self._t, lib.GHOSTTY_TERMINAL_OPT_WRITE_PTY, self._reply_cb),
+            "set write_pty",
+        )
+
+        # Scratch objects reused by every read (allocation is most of a read's cost).
+        self._buf: Any = ffi.new("uint8_t[]", 64 * 1024)
+        self._n: Any = ffi.new("size_t*")
+        self._u16: Any = ffi.new("uint16_t*")
+        self._size: Any = ffi.new("size_t*")
+        self._int: Any = ffi.new("int*")
+        self._bool: Any = ffi.new("bool*")
+        self._str: Any = ffi.new("GhosttyString*")
+        self._mode: Any = ffi.new("GhosttyTerminalModeConfig*")
+        self._dirty: Any = ffi.new("GhosttyRenderStateDirty*")
+        self._sel: Any = _new_sized("GhosttySelection")
+        self._ref: Any = _new_sized("GhosttyGridRef")
+        self._point: Any = ffi.new("GhosttyPointS*")
+        self._scroll: Any = ffi.new("HerdrScrollViewportS*")
+        self._scroll_fn: Any = _union_fn(
+            "ghostty_terminal_scroll_viewport", "void(*)(GhosttyTerminal, HerdrScrollViewportS)"
+        )
+        self._scrollbar: Any = ffi.new("GhosttyTerminalScrollbar*")
+        self._grid_ref_fn: Any = _union_fn(
+            "ghostty_terminal_grid_ref",
+            "GhosttyResult(*)(GhosttyTerminal, GhosttyPointS, GhosttyGridRef*)",
+        )
+
+        self.osc = OscTracker()
+        self.content_seq = 0
+        self.revision = 0
+        self._sent_rows: list[str | None] = [None] * self._rows
+
+    # -- lifecycle -----------------------------------------------------------
+
+    def close(self) -> None:
+        """Free the native terminal now (garbage collection does it otherwise)."""
+        self._finalizer()
+
+    @property
+    def closed(self) -> bool:
+        return not self._finalizer.alive
+
+    # -- input ---------------------------------------------------------------
+
+    def set_on_reply(self, callback: ReplyCallback | None) -> None:
+        """Where replies to the program (CPR, DA1/DA2, DECRQM…) go: the pane's PTY."""
+        self._on_reply = callback
+
+    def _deliver_reply(self, data: bytes) -> None:
+        callback = self._on_reply
+        if callback is None:
+            return
+        try:
+            callback(data)
+        except Exception:
+            _log.exception("emulator reply callback failed")
+
+    def feed(self, data: bytes) -> None:
+        """Parse PTY output. Never raises: a pane may print anything."""
+        if not data or self.closed:
+            return
+        self.content_seq += 1
+        self.revision += 1
+        try:
+            self.osc.feed(data)
+        except Exception:
+            _log.exception("OSC tracker failed; resetting it")
+            title, progress = self.osc.title, self.osc.progress
+            self.osc = OscTracker()
+            self.osc.title, self.osc.progress = title, progress
+        try:
+            lib.ghostty_terminal_vt_write(self._t, data, len(data))
+        except Exception:
+            _log.exception("libghostty-vt rejected a chunk")
+
+    def resize(self, cols: int, rows: int) -> None:
+        """Resize, reflowing the primary screen."""
+        cols, rows = _clamp(cols), _clamp(rows)
+        if (cols, rows) == (self._cols, self._rows):
+            return
+        _check(lib.ghostty_terminal_resize(self._t, cols, rows, 8, 16), "resize")
+        self._cols, self._rows = cols, rows
+        self._sent_rows = [None] * rows
+        self.content_seq += 1
+        self.revision += 1
+
+    # -- scalar state ----------------------------------------------------------
+
+    @property
+    def cols(self) -> int:
+        return self._cols
+
+    @property
+    def rows(self) -> int:
+        return self._rows
+
+    def _get(self, key: int, out: Any) -> Any:
+        _check(lib.ghostty_terminal_get(self._t, key, out), f"terminal_get {key}")
+        return out[0]
+
+    def _set_size_t(self, option: int, value: int) -> None:
+        _check(lib.ghostty_terminal_set(self._t, option, ffi.new("size_t*", value)), "set")
+
+    @property
+    def cursor(self) -> tuple[int, int]:
+        """Cursor (x, y) within the active screen, 0-based."""
+        x = int(self._get(lib.GHOSTTY_TERMINAL_DATA_CURSOR_X, self._u16))
+        y = int(self._get(lib.GHOSTTY_TERMINAL_DATA_CURSOR_Y, self._u16))
+        return x, y
+
+    @property
+    def cursor_visible(self) -> bool:
+        return bool(self._get(lib.GHOSTTY_TERMINAL_DATA_CURSOR_VISIBLE, self._bool))
+
+    @property
+    def alternate_screen(self) -> bool:
+        """Whether a full-screen app switched to the alternate screen (?1049/?47)."""
+        return int(self._get(lib.GHOSTTY_TERMINAL_DATA_ACTIVE_SCREEN, self._int)) != 0
+
+    @property
+    def total_rows(self) -> int:
+        """Rows of the active screen including scrollback."""
+        return int(self._get(lib.GHOSTTY_TERMINAL_DATA_TOTAL_ROWS, self._size))
+
+    @property
+    def scrollback_rows(self) -> int:
+        return int(self._get(lib.GHOSTTY_TERMINAL_DATA_SCROLLBACK_ROWS, self._size))
+
+    @property
+    def scrollback_limits(self) -> tuple[int, int]:
+        """(max lines, max bytes) actually configured in the library."""
+        lines = int(self._get(lib.GHOSTTY_TERMINAL_DATA_SCROLLBACK_MAX_LINES, self._size))
+        size = int(self._get(lib.GHOSTTY_TERMINAL_DATA_SCROLLBACK_MAX_BYTES, self._size))
+        return lines, size
+
+    @property
+    def title(self) -> str:
+        """Display title (last OSC 0/2); agent evidence lives in ``osc``."""
+        return self.osc.terminal_title
+
+    def library_title(self) -> str:
+        """The title as libghostty-vt tracks it (for diagnostics)."""
+        self._get(lib.GHOSTTY_TERMINAL_DATA_TITLE, self._str)
+        s = self._str
+        return bytes(ffi.buffer(s.ptr, s.len)).decode("utf-8", "replace") if s.len else ""
+
+    def mode(self, number: int, ansi: bool = False) -> bool:
+        """Whether DEC private mode ``number`` (or ANSI mode with ``ansi``) is set."""
+        self._mode.mode = (number & 0x7FFF) | (int(ansi) << 15)
+        _check(
+            lib.ghostty_terminal_get(self._t, lib.GHOSTTY_TERMINAL_DATA_MODE, self._mode), "mode"
+        )
+        return bool(self._mode.value)
+
+    def input_modes(self) -> InputModes:
+        tracking = 0
+        for number in (
+            MODE_MOUSE_ANY_MOTION,
+            MODE_MOUSE_BUTTON_MOTION,
+            MODE_MOUSE_PRESS_RELEASE,
+            MODE_MOUSE_X10,
+        ):
+            if self.mode(number):
+                tracking = number
+                break
+        return InputModes(
+            alternate_screen=self.alternate_screen,
+            application_cursor=self.mode(MODE_APP_CURSOR),
+            bracketed_paste=self.mode(MODE_BRACKETED_PASTE),
+            focus_reporting=self.mode(MODE_FOCUS_REPORTING),
+            mouse_tracking=tracking,
+            mouse_sgr=self.mode(MODE_MOUSE_SGR),
+        )
+
+    # -- viewport scrolling (never changes what detection reads) -------------------
+
+    def scroll_viewport(self, delta_rows: int) -> None:
+        """Scroll the viewport; negative is up into scrollback."""
+        self._scroll.tag = lib.GHOSTTY_SCROLL_VIEWPORT_DELTA
+        self._scroll.value.delta = delta_rows
+        self._scroll_fn(self._t, self._scroll[0])
+
+    def scroll_to_bottom(self) -> None:
+        self._scroll.tag = lib.GHOSTTY_SCROLL_VIEWPORT_BOTTOM
+        self._scroll.value.delta = 0
+        self._scroll_fn(self._t, self._scroll[0])
+
+    @property
+    def scroll_offset(self) -> int:
+        """Rows the viewport is above the bottom (0 = following output)."""
+        bar = self._get_struct(lib.GHOSTTY_TERMINAL_DATA_SCROLLBAR, self._scrollbar)
+        return max(0, int(bar.total) - int(bar.offset) - int(bar.len))
+
+    def _get_struct(self, key: int, out: Any) -> Any:
+        _check(lib.ghostty_terminal_get(self._t, key, out), f"terminal_get {key}")
+        return out
+
+    def viewport_text(self) -> str:
+        """The rows the viewport currently shows (plain), for scroll-aware displays."""
+        return self._format(
+            0, self._rows - 1, lib.GHOSTTY_POINT_TAG_VIEWPORT, ansi=False, unwrap=False, trim=True
+        )
+
+    # -- formatted reads -------------------------------------------------------
+
+    def _grid_ref(self, x: int, y: int, tag: int) -> Any:
+        point = self._point
+        point.tag = tag
+        point.value.x = x
+        point.value.y = y
+        _check(self._grid_ref_fn(self._t, point[0], self._ref), f"grid_ref {x},{y}")
+        return self._ref[0]
+
+    def _format(self, y0: int, y1: int, tag: int, *, ansi: bool, unwrap: bool, trim: bool) -> str:
+        """Format full-width rows ``y0..y1`` (inclusive) with one formatter call."""
+        sel = self._sel
+        sel.start = self._grid_ref(0, y0, tag)
+        sel.end = self._grid_ref(self._cols - 1, y1, tag)
+        opts = _new_sized("GhosttyFormatterTerminalOptions")
+        opts.emit = lib.GHOSTTY_FORMATTER_FORMAT_VT if ansi else lib.GHOSTTY_FORMATTER_FORMAT_PLAIN
+        opts.unwrap = unwrap
+        opts.trim = trim
+        opts.extra.screen.style = ansi
+        opts.selection = sel
+        fmt = ffi.new("GhosttyFormatter*")
+        _check(lib.ghostty_formatter_terminal_new(ffi.NULL, fmt, self._t, opts[0]), "formatter_new")
+        try:
+            result = lib.ghostty_formatter_format_buf(fmt[0], self._buf, len(self._buf), self._n)
+            if result == lib.GHOSTTY_OUT_OF_SPACE:
+                self._buf = ffi.new("uint8_t[]", max(self._n[0], 2 * len(self._buf)))
+                result = lib.ghostty_formatter_format_buf(
+                    fmt[0], self._buf, len(self._buf), self._n
+                )
+            _check(result, "formatter_format")
+            return bytes(ffi.buffer(self._buf, self._n[0])).decode("utf-8", "replace")
+        finally:
+            lib.ghostty_formatter_free(fmt[0])
+
+    def screen_text(
+        self, start_row: int, end_row: int, *, ansi: bool = False, unwrap: bool = False
+    ) -> str:
+        """Rows ``start_row..end_row`` of scrollback+screen (0 = oldest), as formatted text.
+
+        Plain text has ``\\n`` line breaks and trimmed rows; ANSI (SGR only, each row
+        ending in a reset) has ``\\r\\n``. Trailing blank rows are left out.
+        """
+        total = self.total_rows
+        start, end = max(0, start_row), min(total - 1, end_row)
+        if total <= 0 or start > end:
+            return ""
+        return self._format(
+            start, end, lib.GHOSTTY_POINT_TAG_SCREEN, ansi=ansi, unwrap=unwrap, trim=not ansi
+        )
+
+    def active_text(self, *, ansi: bool = False) -> str:
+        """The visible screen (never scrolled) as formatted text; see ``screen_text``."""
+        return self._format(
+            0, self._rows - 1, lib.GHOSTTY_POINT_TAG_ACTIVE, ansi=ansi, unwrap=False, trim=not ansi
+        )
+
+    def ansi_rows(self) -> list[str]:
+        """Exactly ``rows`` styled rows for clients, from one VT-formatter call."""
+        text = self.active_text(ansi=True)
+        if text.endswith(_SGR_RESET):  # the formatter's final reset, not part of a row
+            text = text[: -len(_SGR_RESET)]
+        rows = [
+            r + _SGR_RESET if "\x1b[" in r and not r.endswith(_SGR_RESET) else r
+            for r in text.split("\r\n")
+        ]
+        return _fit(rows, self._rows)
+
+    def text_rows(self) -> list[str]:
+        """Exactly ``rows`` plain rows of the visible screen (trailing spaces trimmed)."""
+        return _fit(self.active_text().split("\n"), self._rows)
+
+    def bottom_rows(self, n: int) -> list[str]:
+        """The last ``n`` plain rows of the visible screen (clamped to the height)."""
+        n = max(0, min(n, self._rows))
+        if n == 0:
+            return []
+        text = self._format(
+            self._rows - n,
+            self._rows - 1,
+            lib.GHOSTTY_POINT_TAG_ACTIVE,
+            ansi=False,
+            unwrap=False,
+            trim=True,
+        )
+        return _fit(text.split("\n"), n)
+
+    # -- dirty rows ------------------------------------------------------------
+
+    def take_changed_rows(self) -> dict[int, str]:
+        """Styled rows that changed since the last call, keyed by row index.
+
+        Uses the render-state dirty iterator to know *where* to look, then
+        compares against what was last handed out: libghostty-vt also flags rows
+        that were rewritten with identical content.
+        """
+        _check(lib.ghostty_render_state_update(self._rs, self._t), "render_state_update")
+        _check(
+            lib.ghostty_render_state_get(
+                self._rs, lib.GHOSTTY_RENDER_STATE_DATA_DIRTY, self._dirty
+            ),
+            "dirty",
+        )
+        if self._dirty[0] == lib.GHOSTTY_RENDER_STATE_DIRTY_FALSE:
+            return {}
+        _check(
+            lib.ghostty_render_state_get(
+                self._rs, lib.GHOSTTY_RENDER_STATE_DATA_ROW_ITERATOR, self._rows_it_ptr
+            ),
+            "row_iterator",
+        )
+        dirty: list[int] = []
+        while lib.ghostty_render_state_row_iterator_next_dirty(self._rows_it, self._u16):
+            dirty.append(int(self._u16[0]))
+        lib.ghostty_render_state_clean(self._rs)
+        if self.scroll_offset:
+            # Dirty flags follow the (scrolled) viewport; these rows are the active screen.
+            dirty = list(range(self._rows))
+        if not dirty:
+            return {}
+        rows = self.ansi_rows()
+        sent = self._sent_rows
+        changed: dict[int, str] = {}
+        for y in dirty:
+            if y < len(rows) and sent[y] != rows[y]:
+                sent[y] = rows[y]
+                changed[y] = rows[y]
+        return changed
+
+    def forget_sent_rows(self) -> None:
+        """Make the next ``take_changed_rows`` report every row (e.g. a new client)."""
+        self._sent_rows = [None] * self._rows
+
+
+def _fit(rows: list[str], count: int) -> list[str]:
+    if len(rows) >= count:
+        return rows[:count]
+    return rows + [""] * (count - len(rows))
+
+
+def _new_sized(ctype: str) -> Any:
+    """``ffi.new`` a struct and fill in its (nested) ``size`` fields."""
+    pointer = ffi.new(ctype + "*")
+    _set_sizes(pointer)
+    return pointer
+
+
+def _set_sizes(pointer: Any) -> None:
+    struct = ffi.typeof(pointer).item
+    for name, field in struct.fields:
+        if name == "size":
+            pointer.size = ffi.sizeof(struct)
+        elif field.type.kind == "struct":
+            _set_sizes(ffi.addressof(pointer[0], name))
+
+
+def _free_native(terminal: Any, render_state: Any, row_iterator: Any) -> None:
+    lib.ghostty_render_state_row_iterator_free(row_iterator)
+    lib.ghostty_render_state_free(render_state)
+    lib.ghostty_terminal_free(terminal)

@@ -1,0 +1,251 @@
+"""Foreground job of a pane from Linux /proc (detection-spec §2.1, §2.2, §2.6).
+
+The I/O half of process identification: it reads /proc and hands plain
+``ForegroundJob`` values to the pure decisions in ``herdr.detect.process``.
+Reading /proc directly is ~3x cheaper than psutil and costs no import
+(python-stack.md §2). Every reader tolerates processes vanishing mid-read.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from herdr.detect.agents import Agent
+from herdr.detect.process import (
+    ForegroundJob,
+    ForegroundProcess,
+    ProbeResult,
+    ProcessDetectionMode,
+    agent_hint_from_environ,
+    choose_child_group,
+    probe_foreground_process_from_jobs,
+)
+
+PROC = "/proc"
+MAX_WALK = 4096  # bound the job walk on pathological process trees
+
+
+@dataclass(frozen=True, slots=True)
+class ProcStat:
+    """The leading fields of /proc/<pid>/stat."""
+
+    pid: int
+    comm: str
+    state: str
+    ppid: int
+    pgrp: int
+    session: int
+    tty_nr: int
+    tpgid: int
+
+
+def _read_bytes(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def parse_stat(raw: bytes) -> ProcStat | None:
+    """Parse a stat line; comm sits between the first ``(`` and the last ``)``."""
+    text = raw.decode("utf-8", "replace")
+    open_paren = text.find("(")
+    close_paren = text.rfind(")")
+    if open_paren < 0 or close_paren < open_paren:
+        return None
+    fields = text[close_paren + 2 :].split()
+    try:
+        return ProcStat(
+            pid=int(text[:open_paren]),
+            comm=text[open_paren + 1 : close_paren],
+            state=fields[0],
+            ppid=int(fields[1]),
+            pgrp=int(fields[2]),
+            session=int(fields[3]),
+            tty_nr=int(fields[4]),
+            tpgid=int(fields[5]),
+        )
+    except (IndexError, ValueError):
+        return None
+
+
+def read_stat(pid: int) -> ProcStat | None:
+    raw = _read_bytes(f"{PROC}/{pid}/stat") if pid > 0 else None
+    return None if raw is None else parse_stat(raw)
+
+
+def parse_cmdline(raw: bytes) -> tuple[str, ...] | None:
+    """NUL-separated argv, empty parts dropped, lossy UTF-8; None when empty."""
+    parts = tuple(p.decode("utf-8", "replace") for p in raw.split(b"\0") if p)
+    return parts or None
+
+
+def read_cmdline(pid: int) -> tuple[str, ...] | None:
+    raw = _read_bytes(f"{PROC}/{pid}/cmdline") if pid > 0 else None
+    return None if raw is None else parse_cmdline(raw)
+
+
+def read_process(pid: int, stat: ProcStat | None = None) -> ForegroundProcess | None:
+    """comm, argv and cmdline of one process, or None if it is gone."""
+    stat = stat or read_stat(pid)
+    if stat is None:
+        return None
+    argv = read_cmdline(pid)
+    return ForegroundProcess(
+        pid=pid,
+        name=stat.comm,
+        argv0=None,
+        argv=argv,
+        cmdline=" ".join(argv) if argv else None,
+    )
+
+
+def process_cwd(pid: int) -> str | None:
+    try:
+        return os.readlink(f"{PROC}/{pid}/cwd") if pid > 0 else None
+    except OSError:
+        return None
+
+
+def agent_hint(pid: int) -> Agent | None:
+    """The HERDR_AGENT hint in a process's environment (sandbox wrappers)."""
+    raw = _read_bytes(f"{PROC}/{pid}/environ") if pid > 0 else None
+    return None if raw is None else agent_hint_from_environ(raw)
+
+
+def resolve_path(path: str) -> str | None:
+    """Canonical path of an existing file (symlinks resolved), else None."""
+    try:
+        return os.path.realpath(path, strict=True)
+    except (OSError, ValueError):
+        return None
+
+
+def task_children(pid: int) -> list[int]:
+    """Direct children of ``pid`` over all of its threads."""
+    children: list[int] = []
+    try:
+        tids = os.listdir(f"{PROC}/{pid}/task")
+    except OSError:
+        return children
+    for tid in tids:
+        raw = _read_bytes(f"{PROC}/{pid}/task/{tid}/children")
+        if raw:
+            children.extend(int(c) for c in raw.split())
+    return children
+
+
+def group_has_live_members(pgid: int) -> bool:
+    """Whether any non-zombie process is in group ``pgid`` (teardown only: scans /proc).
+
+    ``killpg(pgid, 0)`` also counts zombies, and orphans that died wait for init
+    to reap them — so a finished group would look alive until then.
+    """
+    try:
+        entries = os.listdir(PROC)
+    except OSError:
+        return False
+    for entry in entries:
+        if entry.isdigit():
+            stat = read_stat(int(entry))
+            if stat is not None and stat.pgrp == pgid and stat.state not in ("Z", "X"):
+                return True
+    return False
+
+
+# -- foreground job (§2.2) -------------------------------------------------------
+
+
+def foreground_pgid(shell_pid: int, master_fd: int | None = None) -> int | None:
+    """The terminal's foreground group: ``tcgetpgrp`` on the master, else ``tpgid``."""
+    if master_fd is not None and master_fd >= 0:
+        try:
+            pgid = os.tcgetpgrp(master_fd)
+        except OSError:
+            pgid = 0
+        if pgid > 0:
+            return pgid
+    stat = read_stat(shell_pid)
+    return stat.tpgid if stat is not None and stat.tpgid > 0 else None
+
+
+def leader_job(pgid: int) -> ForegroundJob | None:
+    """The cheap path: the group leader alone, if it is alive and still leads ``pgid``."""
+    stat = read_stat(pgid)
+    if stat is None or stat.pgrp != pgid:
+        return None
+    process = read_process(pgid, stat)
+    return None if process is None else ForegroundJob(pgid, (process,))
+
+
+def full_job(shell_pid: int, pgid: int) -> ForegroundJob | None:
+    """Every process of group ``pgid`` under the pane: BFS from [shell, pgid]."""
+    seen: set[int] = set()
+    queue: deque[int] = deque(p for p in (shell_pid, pgid) if p > 0)
+    members: list[ForegroundProcess] = []
+    while queue and len(seen) < MAX_WALK:
+        pid = queue.popleft()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        stat = read_stat(pid)
+        if stat is None:
+            continue
+        if stat.pgrp == pgid:
+            process = read_process(pid, stat)
+            if process is not None:
+                members.append(process)
+        queue.extend(c for c in task_children(pid) if c not in seen)
+    if not members:
+        return None
+    members.sort(key=lambda p: p.pid)
+    return ForegroundJob(pgid, tuple(members))
+
+
+def child_groups_pgid(shell_pid: int) -> int | None:
+    """child-groups mode: the newest job group among the shell's children (§2.2)."""
+    stat = read_stat(shell_pid)
+    if stat is None:
+        return None
+    children = task_children(shell_pid)
+    if len(children) > 64:
+        return None
+    groups = _pgrps(children)
+    return choose_child_group(stat.pgrp, groups)
+
+
+def _pgrps(pids: Iterable[int]) -> list[int]:
+    groups: list[int] = []
+    for pid in pids:
+        stat = read_stat(pid)
+        if stat is not None:
+            groups.append(stat.pgrp)
+    return groups
+
+
+def probe_foreground(
+    shell_pid: int,
+    *,
+    master_fd: int | None = None,
+    mode: ProcessDetectionMode = ProcessDetectionMode.NATIVE,
+) -> ProbeResult:
+    """Which agent is in the pane's foreground right now (§2.3)."""
+    observed = foreground_pgid(shell_pid, master_fd)
+    group = observed
+    if group is None and mode is ProcessDetectionMode.CHILD_GROUPS:
+        group = child_groups_pgid(shell_pid)
+    if group is None:
+        return ProbeResult(None, None, None, False)
+    target = group
+    return probe_foreground_process_from_jobs(
+        shell_pid,
+        observed,
+        leader_job(observed) if observed is not None else None,  # inferred groups: full walk
+        lambda: full_job(shell_pid, target),
+        agent_hint,
+        resolve=resolve_path,
+    )
