@@ -1,0 +1,217 @@
+"""PURE native agent resume: which command brings a saved agent conversation back.
+
+After a server restart the processes are gone; the conversation survives only in the
+agent's own store. An official integration reported a native session reference
+(herdr-spec §4.2); here it becomes that agent's resume argv, or a precise reason why
+the pane gets a plain shell in its saved cwd instead. Reference values are passed as
+single argv items, never through a shell, so an id like ``abc; rm -rf /`` is data.
+File checks come in as callables (`exists`, `which`) so this module does no I/O.
+"""
+
+from __future__ import annotations
+
+import shlex
+import unicodedata
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass
+from typing import Literal, TypeVar
+
+from herdr.runtime.agent_state import (
+    SESSION_ID_MAX_CHARS,
+    SESSION_PATH_MAX_CHARS,
+    AgentSession,
+)
+
+K = TypeVar("K", bound=Hashable)
+RefKind = Literal["id", "path"]
+FallbackReason = Literal[
+    "disabled",  # [session] resume_agents_on_restore = false
+    "missing_ref",  # no session reference was saved for the pane
+    "unsupported_agent",  # the agent has no native resume command
+    "unofficial_source",  # reported by a custom source, not herdr's integration
+    "invalid_ref",  # empty, too long, control characters, wrong kind, relative path
+    "duplicate_ref",  # an earlier pane in this restore already resumes it
+    "stale_ref",  # the session file the reference points to is gone
+    "not_installed",  # the agent's executable is not on PATH
+]
+DedupeKey = tuple[str, str, RefKind, str]
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeRecipe:
+    """One row of the resume table."""
+
+    agent: str  # canonical label
+    product: str
+    source: str  # the official integration's report source
+    min_integration_version: int  # informational: `integration status` advice
+    kinds: frozenset[RefKind]
+    build: Callable[[str], tuple[str, ...] | None]  # None: the value has no resume form
+
+    @property
+    def executable(self) -> str:
+        """The program the argv starts with (for PATH checks)."""
+        argv = self.build("x")
+        assert argv is not None
+        return argv[0]
+
+
+@dataclass(frozen=True, slots=True)
+class ResumePlan:
+    """Run `argv` in `cwd`; `key` identifies the conversation for de-duplication."""
+
+    agent: str
+    argv: tuple[str, ...]
+    cwd: str
+    key: DedupeKey
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeFallback:
+    """Start a plain shell in `cwd`; `reason` and `detail` go to the log."""
+
+    reason: FallbackReason
+    detail: str
+    cwd: str
+
+
+ResumeDecision = ResumePlan | ResumeFallback
+
+
+def _flag(*head: str) -> Callable[[str], tuple[str, ...]]:
+    """``prog --flag <value>`` (value as its own argv item)."""
+    return lambda value: (*head, value)
+
+
+def _joined(prog: str, flag: str) -> Callable[[str], tuple[str, ...]]:
+    """``prog --flag=<value>`` (for CLIs whose option parser wants ``=``)."""
+    return lambda value: (prog, f"{flag}={value}")
+
+
+def _letta(value: str) -> tuple[str, ...] | None:
+    """Letta Code: ``default:<agent-id>`` names an agent's default conversation."""
+    if value.startswith("default:"):
+        agent_id = value.removeprefix("default:")
+        return ("letta", "--conversation", "default", "--agent", agent_id) if agent_id else None
+    return ("letta", "--conversation", value)
+
+
+_ID: frozenset[RefKind] = frozenset({"id"})
+_ID_OR_PATH: frozenset[RefKind] = frozenset({"id", "path"})
+
+
+def _row(
+    agent: str,
+    product: str,
+    source: str,
+    version: int,
+    build: Callable[[str], tuple[str, ...] | None],
+    *,
+    kinds: frozenset[RefKind] = _ID,
+) -> tuple[str, ResumeRecipe]:
+    return agent, ResumeRecipe(agent, product, source, version, kinds, build)
+
+
+# herdr-spec §4.2 plus Letta Code from the seeds' 18-row table. Minimum integration
+# versions follow the spec (the seeds say Grok 2; herdr ships Hermes hooks at v5).
+RECIPES: dict[str, ResumeRecipe] = dict(
+    [
+        _row("pi", "Pi", "herdr:pi", 2, _flag("pi", "--session"), kinds=_ID_OR_PATH),
+        _row("omp", "OMP", "herdr:omp", 3, _joined("omp", "--resume"), kinds=_ID_OR_PATH),
+        _row("claude", "Claude Code", "herdr:claude", 6, _flag("claude", "--resume")),
+        _row("codex", "Codex", "herdr:codex", 5, _flag("codex", "resume")),
+        _row("copilot", "GitHub Copilot CLI", "herdr:copilot", 2, _joined("copilot", "--resume")),
+        _row("devin", "Devin CLI", "herdr:devin", 2, _flag("devin", "--resume")),
+        _row("droid", "Droid", "herdr:droid", 2, _flag("droid", "--resume")),
+        _row("kimi", "Kimi Code CLI", "herdr:kimi", 3, _flag("kimi", "--session")),
+        _row("qodercli", "Qoder CLI", "herdr:qodercli", 2, _flag("qodercli", "--resume")),
+        _row("qwen", "Qwen Code", "herdr:qwen", 1, _flag("qwen", "--resume")),
+        _row("cursor", "Cursor Agent CLI", "herdr:cursor", 1, _flag("cursor-agent", "--resume")),
+        _row("grok", "Grok CLI", "herdr:grok", 1, _flag("grok", "--resume")),
+        _row("opencode", "OpenCode", "herdr:opencode", 5, _flag("opencode", "--session")),
+        _row("kilo", "Kilo Code CLI", "herdr:kilo", 1, _flag("kilo", "--session")),
+        _row("hermes", "Hermes Agent", "herdr:hermes", 2, _flag("hermes", "--resume")),
+        _row("mastracode", "MastraCode", "herdr:mastracode", 1, _flag("mastracode", "--thread")),
+        _row("agy", "Antigravity CLI", "herdr:antigravity_cli", 1, _flag("agy", "--conversation")),
+        _row("letta", "Letta Code", "herdr:letta", 1, _letta),
+    ]
+)
+
+
+def dedupe_key(session: AgentSession) -> DedupeKey:
+    """Two panes with the same key would fight over one conversation."""
+    return (session.source, session.agent, session.ref.kind, session.ref.value)
+
+
+def plan_resume(
+    session: AgentSession | None,
+    cwd: str,
+    *,
+    exists: Callable[[str], bool],
+    which: Callable[[str], bool] | None = None,
+) -> ResumeDecision:
+    """The resume command for one pane, or why it falls back to a shell in `cwd`."""
+    if session is None:
+        return ResumeFallback("missing_ref", "no agent session was saved", cwd)
+    recipe = RECIPES.get(session.agent)
+    if recipe is None:
+        return ResumeFallback("unsupported_agent", f"{session.agent!r} has no resume command", cwd)
+    if session.source != recipe.source:
+        detail = f"source {session.source!r} is not herdr's {recipe.product} integration"
+        return ResumeFallback("unofficial_source", detail, cwd)
+    ref = session.ref
+    problem = _invalid(ref.kind, ref.value, recipe)
+    argv = recipe.build(ref.value) if problem is None else None
+    if argv is None:
+        return ResumeFallback("invalid_ref", problem or f"{ref.value!r} has no resume form", cwd)
+    if ref.kind == "path" and not exists(ref.value):
+        return ResumeFallback("stale_ref", f"session file {ref.value} no longer exists", cwd)
+    if which is not None and not which(argv[0]):
+        return ResumeFallback("not_installed", f"{argv[0]} is not on PATH", cwd)
+    return ResumePlan(recipe.agent, argv, cwd, dedupe_key(session))
+
+
+def plan_restore(
+    panes: Iterable[tuple[K, AgentSession | None, str]],
+    *,
+    enabled: bool = True,
+    exists: Callable[[str], bool],
+    which: Callable[[str], bool] | None = None,
+) -> dict[K, ResumeDecision]:
+    """Decide every pane of a restore, in order: the first pane claiming a conversation
+    resumes it, later panes with the same reference get a shell (`duplicate_ref`)."""
+    out: dict[K, ResumeDecision] = {}
+    claimed: set[DedupeKey] = set()
+    for key, session, cwd in panes:
+        if not enabled:
+            detail = "resume_agents_on_restore is off"
+            out[key] = ResumeFallback("disabled" if session else "missing_ref", detail, cwd)
+            continue
+        decision = plan_resume(session, cwd, exists=exists, which=which)
+        if isinstance(decision, ResumePlan):
+            if decision.key in claimed:
+                detail = f"{decision.agent} session {decision.key[3]!r} is resumed by another pane"
+                decision = ResumeFallback("duplicate_ref", detail, cwd)
+            else:
+                claimed.add(decision.key)
+        out[key] = decision
+    return out
+
+
+def _invalid(kind: RefKind, value: str, recipe: ResumeRecipe) -> str | None:
+    if kind not in recipe.kinds:
+        return f"{recipe.product} resumes by id, not by {kind}"
+    limit = SESSION_PATH_MAX_CHARS if kind == "path" else SESSION_ID_MAX_CHARS
+    if not value or len(value) > limit:
+        return f"a session {kind} must be 1..{limit} characters"
+    if any(unicodedata.category(ch) == "Cc" for ch in value):
+        return f"session {kind} contains control characters"
+    if kind == "path" and not value.startswith("/"):
+        return f"session path {value!r} is not absolute"
+    return None
+
+
+def command_line(argv: Iterable[str]) -> str:
+    """Shell-quoted form of `argv`, for typing a resume command into a fresh shell (so
+    leaving the agent drops the user into that shell, in the same cwd)."""
+    return shlex.join(argv)
