@@ -1,0 +1,194 @@
+"""What the TUI does in response to input: the :data:`Action` values (PURE).
+
+The mode machine emits them, the app carries them out. Parameterless commands are
+``Command(name)`` (constants such as :data:`SPLIT_RIGHT`, :data:`DETACH`); the rest
+carry their argument (a direction, a 1-based index, the bytes for the pane).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from herdr.client.input import Mouse
+
+Mode = Literal["terminal", "prefix", "navigate", "help"]
+Direction = Literal["left", "right", "up", "down"]
+
+CommandName = Literal[
+    "split_right",
+    "split_down",
+    "new_tab",
+    "next_tab",
+    "previous_tab",
+    "close_pane",
+    "zoom",
+    "detach",
+    "toggle_sidebar",
+    "help",
+    "settings",
+    "reload_config",
+    "new_workspace",
+    "rename_workspace",
+    "close_workspace",
+    "goto",
+    "new_worktree",
+    "open_worktree",
+    "remove_worktree",
+    "open_notification_target",
+    "rename_tab",
+    "close_tab",
+    "move_tab_previous",
+    "move_tab_next",
+    "rename_pane",
+    "edit_scrollback",
+    "copy_mode",
+    "resize_mode",
+    "previous_workspace",
+    "next_workspace",
+    "previous_agent",
+    "next_agent",
+    "last_pane",
+    "remote_image_paste",
+    "navigate_select",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A parameterless UI command (split, detach, zoom…)."""
+
+    name: CommandName
+
+
+@dataclass(frozen=True, slots=True)
+class SendBytes:
+    """Bytes for the focused pane, exactly as the host terminal sent them."""
+
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class SendPaste:
+    """A bracketed paste for the focused pane (the app re-brackets it if the pane
+    enabled mode 2004)."""
+
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class MouseInput:
+    """A mouse event; the app hit-tests it (focus, border drag, wheel, pass-through)."""
+
+    event: Mouse
+
+
+@dataclass(frozen=True, slots=True)
+class HostFocus:
+    """The host terminal gained or lost focus (feeds the server's seen/done logic)."""
+
+    focused: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ModeChanged:
+    """The input mode changed (redraw the mode badge)."""
+
+    mode: Mode
+
+
+@dataclass(frozen=True, slots=True)
+class FocusDir:
+    direction: Direction
+
+
+@dataclass(frozen=True, slots=True)
+class SwapDir:
+    direction: Direction
+
+
+@dataclass(frozen=True, slots=True)
+class ResizeDir:
+    direction: Direction
+
+
+@dataclass(frozen=True, slots=True)
+class CyclePane:
+    step: int  # +1 next, -1 previous
+
+
+@dataclass(frozen=True, slots=True)
+class SwitchTab:
+    index: int  # 1-based position in the active workspace
+
+
+@dataclass(frozen=True, slots=True)
+class SwitchWorkspace:
+    index: int  # 1-based position in the sidebar
+
+
+@dataclass(frozen=True, slots=True)
+class FocusAgent:
+    index: int  # 1-based position in the agent panel
+
+
+@dataclass(frozen=True, slots=True)
+class NavigateWorkspace:
+    step: int  # move the navigate-mode selection up (-1) or down (+1)
+
+
+@dataclass(frozen=True, slots=True)
+class CustomCommand:
+    """A ``[[keys.command]]`` entry."""
+
+    type: Literal["popup", "pane", "shell", "plugin_action"]
+    command: str
+    description: str = ""
+    width: int | None = None
+    height: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunCommand:
+    command: CustomCommand
+
+
+Action: TypeAlias = (
+    Command
+    | SendBytes
+    | SendPaste
+    | MouseInput
+    | HostFocus
+    | ModeChanged
+    | FocusDir
+    | SwapDir
+    | ResizeDir
+    | CyclePane
+    | SwitchTab
+    | SwitchWorkspace
+    | FocusAgent
+    | NavigateWorkspace
+    | RunCommand
+)
+
+SPLIT_RIGHT = Command("split_right")
+SPLIT_DOWN = Command("split_down")
+NEW_TAB = Command("new_tab")
+DETACH = Command("detach")
+ZOOM = Command("zoom")
+CLOSE_PANE = Command("close_pane")
+TOGGLE_SIDEBAR = Command("toggle_sidebar")
+HELP = Command("help")
+
+
+@dataclass(frozen=True, slots=True)
+class EnterNavigate:
+    """Bound to workspace_picker: the mode machine switches to navigate (never emitted)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveNavigate:
+    """Bound to esc/q in navigate mode: back to terminal mode (never emitted)."""
+
+
+Bound: TypeAlias = Action | EnterNavigate | LeaveNavigate

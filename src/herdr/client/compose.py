@@ -1,0 +1,348 @@
+"""Compose one TUI frame from the view state (PURE).
+
+The server never draws (DESIGN.md §2): it streams pane rows already styled by its
+emulator plus runtime state, and this module lays them out with the client's chrome —
+a sidebar of workspaces and the active workspace's tabs and agents, a tab bar, pane
+borders whose title lines carry each pane's agent state, focus and zoom, and a help
+overlay. Every row of a :class:`Frame` is an ANSI string exactly ``cols`` cells wide,
+so the renderer can diff rows as plain strings.
+
+Attention is the product: a blocked agent is loud (red, with the word "blocked"), a
+done agent is distinct (green ✓/●, "done"), marks not yet seen are inverted until the
+user looks, and counts of what needs attention stay visible even when the sidebar
+overflows. States never rely on colour alone. Nothing animates: a static frame costs
+nothing to keep on screen.
+
+Geometry: pane rectangles are the layout's *content* rectangles (runtime.layout), in
+pane-area coordinates, separated by 1-cell dividers. Each pane's title line is the
+row above it — a horizontal divider, or the header row this module reserves at the
+top of the pane area — so the pane area (see :func:`pane_area`) is what the app
+reports to the server as its size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal, NamedTuple, TypeAlias
+
+from herdr.client.ansi import RESET, clip_ansi, color_sgr, fit, sgr, slice_ansi, text_width
+from herdr.client.borders import Item, MainKey, PaneKey, main_template
+from herdr.client.sidebar import SidebarKey, TabBarKey, sidebar, tab_bar
+from herdr.client.style import BOLD, DIM, Seg, fit_segments
+from herdr.client.view import (
+    AgentStatus,
+    AgentView,
+    Chrome,
+    Frame,
+    PaneView,
+    Region,
+    SidebarMode,
+    TabView,
+    Target,
+    TargetKind,
+    ViewState,
+    WorkspaceView,
+    chrome,
+    pane_area,
+)
+from herdr.runtime.layout import Rect
+
+__all__ = [
+    "AgentStatus",
+    "AgentView",
+    "Chrome",
+    "Frame",
+    "PaneView",
+    "Region",
+    "SidebarMode",
+    "TabView",
+    "Target",
+    "TargetKind",
+    "ViewState",
+    "WorkspaceView",
+    "chrome",
+    "compose",
+    "pane_area",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class _Static:
+    """Everything of a frame except pane contents: rebuilt only when state changes."""
+
+    chrome: Chrome
+    plans: tuple[tuple[_Plan, ...], ...]  # per frame row
+    template: tuple[tuple[Item, ...], ...]  # main rows (for the cursor)
+    offset_y: int  # frame row of main row 0
+    widths: tuple[int, ...]  # per pane: the width its column is clipped to
+    regions: tuple[Region, ...]
+
+
+# A row plan item: static text, a whole clipped pane row (pane, row), or a part of one
+# (pane, row, first cell, width) when panes overlap (a layout lagging a resize).
+_Plan: TypeAlias = str | tuple[int, int] | tuple[int, int, int, int]
+
+
+class _StaticKey(NamedTuple):
+    cols: int
+    rows: int
+    sidebar_visible: bool
+    sidebar_width: int
+    sidebar_collapsed_mode: Literal["compact", "hidden"]
+    tab_bar_position: Literal["top", "bottom"]
+    hide_tab_bar_when_single_tab: bool
+    workspaces: tuple[WorkspaceView, ...]
+    active_workspace_id: str | None
+    selected_workspace_id: str | None
+    mode: str
+    tabs: tuple[TabView, ...]
+    active_tab_id: str | None
+    agents: tuple[AgentView, ...]
+    focused_pane_id: str | None
+    zoomed: bool
+    indicators: str
+    sort: str
+    accent: str
+    message: str
+    panes: tuple[PaneKey, ...]
+
+
+def compose(view: ViewState) -> Frame:
+    """The whole frame for ``view``: exactly ``view.rows`` rows of ``view.cols`` cells.
+
+    Per output frame only the changed pane's rows are clipped again; sidebar, tab bar,
+    borders and titles come from caches keyed by the state they show.
+    """
+    cols, rows = max(0, view.cols), max(0, view.rows)
+    if cols == 0 or rows == 0:
+        return Frame(cols, ("",) * rows if cols == 0 else ())
+    static = _static(
+        _StaticKey(
+            cols,
+            rows,
+            view.sidebar_visible,
+            view.sidebar_width,
+            view.sidebar_collapsed_mode,
+            view.tab_bar_position,
+            view.hide_tab_bar_when_single_tab,
+            view.workspaces,
+            view.active_workspace_id,
+            view.selected_workspace_id,
+            view.mode,
+            view.tabs,
+            view.active_tab_id,
+            view.agents,
+            view.focused_pane_id,
+            view.zoomed,
+            view.status_indicators,
+            view.agent_panel_sort,
+            view.accent,
+            view.message,
+            tuple(
+                PaneKey(p.pane_id, p.rect, p.title, p.agent, p.agent_status, p.seen)
+                for p in view.panes
+            ),
+        )
+    )
+    panes = view.panes
+    columns = [_pane_column(p.rows, w) for p, w in zip(panes, static.widths, strict=True)]
+    out: list[str] = []
+    for plan in static.plans:
+        parts: list[str] = []
+        for item in plan:
+            if isinstance(item, str):
+                parts.append(item)
+            elif len(item) == 2:
+                column = columns[item[0]]
+                parts.append(column[item[1]] if item[1] < len(column) else column[-1])
+            else:
+                index, row, start, width = item
+                texts = panes[index].rows
+                parts.append(slice_ansi(texts[row] if row < len(texts) else "", start, width))
+        out.append("".join(parts))
+    cursor = _cursor(view, static.chrome, static.template, static.offset_y)
+    regions = static.regions
+    if view.help_visible and view.help:
+        out, box = _overlay_help(out, view)
+        if box is not None:
+            regions = (*regions, Region(box, Target("help")))
+            cursor = None
+    return Frame(cols, tuple(out), cursor, static.chrome.pane_area, regions)
+
+
+@lru_cache(maxsize=128)
+def _pane_column(rows: tuple[str, ...], width: int) -> tuple[str, ...]:
+    """A pane's rows clipped to ``width``, plus one blank row for rows beyond the end."""
+    return (*(clip_ansi(row, width) for row in rows), " " * width)
+
+
+@lru_cache(maxsize=8)
+def _static(key: _StaticKey) -> _Static:
+    skeleton = ViewState(
+        key.cols,
+        key.rows,
+        sidebar_visible=key.sidebar_visible,
+        sidebar_width=key.sidebar_width,
+        sidebar_collapsed_mode=key.sidebar_collapsed_mode,
+        tab_bar_position=key.tab_bar_position,
+        hide_tab_bar_when_single_tab=key.hide_tab_bar_when_single_tab,
+        tabs=key.tabs,
+    )
+    ch = chrome(skeleton)
+    main_w = key.cols - ch.sidebar_cols
+    side_rows, side_regions = sidebar(
+        SidebarKey(
+            ch.sidebar_mode,
+            ch.sidebar_cols,
+            key.rows,
+            key.workspaces,
+            key.active_workspace_id,
+            key.selected_workspace_id,
+            key.mode == "navigate",
+            key.tabs,
+            key.active_tab_id,
+            key.agents,
+            key.focused_pane_id,
+            key.indicators,
+            key.sort,
+            key.accent,
+        )
+    )
+    main_ys = [y for y in range(key.rows) if y != ch.tab_bar_y]
+    template, main_regions = main_template(
+        MainKey(
+            main_w,
+            len(main_ys),
+            ch.header_y is not None,
+            key.panes,
+            key.focused_pane_id,
+            key.zoomed,
+            key.indicators,
+            key.accent,
+        )
+    )
+    offset_y = main_ys[0] if main_ys else 0  # main rows are contiguous
+    regions: list[Region] = list(side_regions)
+    regions.append(Region(ch.pane_area, Target("pane_area")))
+    for region in main_regions:
+        r = region.rect
+        moved = Rect(r.x + ch.sidebar_cols, r.y + offset_y, r.width, r.height)
+        regions.append(Region(moved, region.target))
+    widths = tuple(max(0, min(p.rect.width, main_w)) for p in key.panes)
+    plans: list[tuple[_Plan, ...]] = []
+    for y in range(key.rows):
+        if y == ch.tab_bar_y:
+            bar, bar_regions = tab_bar(
+                TabBarKey(
+                    main_w,
+                    key.tabs,
+                    key.active_tab_id,
+                    key.mode,
+                    key.zoomed,
+                    key.message,
+                    key.indicators,
+                    key.accent,
+                )
+            )
+            plans.append((side_rows[y] + bar,))
+            for region in bar_regions:
+                r = region.rect
+                moved = Rect(r.x + ch.sidebar_cols, y, r.width, r.height)
+                regions.append(Region(moved, region.target))
+            continue
+        m = y - offset_y
+        items: list[_Plan] = [side_rows[y]]
+        for item in template[m] if 0 <= m < len(template) else (" " * main_w,):
+            last = items[-1]
+            if isinstance(item, str):
+                if isinstance(last, str):
+                    items[-1] = last + item
+                else:
+                    items.append(item)
+                continue
+            index, pane_row, start, width = item
+            whole = start == 0 and width == widths[index]
+            items.append((index, pane_row) if whole else item)
+        plans.append(tuple(items))
+    return _Static(ch, tuple(plans), template, offset_y, widths, tuple(regions))
+
+
+def _cursor(
+    view: ViewState,
+    ch: Chrome,
+    template: tuple[tuple[Item, ...], ...],
+    offset_y: int,
+) -> tuple[int, int] | None:
+    """The focused pane's cursor in frame cells, if it is visible and not covered."""
+    for index, pane in enumerate(view.panes):
+        if pane.pane_id != view.focused_pane_id or pane.cursor is None:
+            continue
+        cx, cy = pane.cursor
+        r = pane.rect
+        if not (0 <= cx < r.width and 0 <= cy < r.height):
+            return None
+        m = r.y + cy + (1 if ch.header_y is not None else 0)
+        if m >= len(template):
+            return None
+        x = r.x + cx
+        for item in template[m]:
+            if isinstance(item, str):
+                continue
+            pane_index, _, start, width = item
+            if pane_index == index and r.x + start <= x < r.x + start + width:
+                return ch.sidebar_cols + x, offset_y + m
+        return None
+    return None
+
+
+def _overlay_help(out: list[str], view: ViewState) -> tuple[list[str], Rect | None]:
+    """A centred box listing the key bindings in as many columns as fit (modal: it may
+    cover the sidebar too)."""
+    cols, rows = view.cols, view.rows
+    area_x, area_w = 0, cols
+    keys_w = min(18, max((text_width(k) for k, _ in view.help), default=0))
+    desc_w = min(30, max((text_width(d) for _, d in view.help), default=0))
+    cell_w = 1 + keys_w + 2 + desc_w + 2
+    body_rows = max(1, min(len(view.help), rows - 6))
+    columns = max(1, min((area_w - 4) // cell_w, -(-len(view.help) // body_rows)))
+    body_rows = -(-len(view.help) // columns)
+    box_w = min(area_w - 2, columns * cell_w + 2)
+    box_h = min(rows - 2, body_rows + 4)
+    if box_w < 16 or box_h < 5:
+        return out, None
+    body_rows = box_h - 4
+    inner = box_w - 2
+    cell_w = max(8, inner // columns)
+    keys_w = min(keys_w, max(4, cell_w // 2))
+    entries = list(view.help[: body_rows * columns])
+    if len(view.help) > len(entries):
+        entries[-1] = (f"+{len(view.help) - len(entries) + 1} more", "")
+    x0 = area_x + (area_w - box_w) // 2
+    y0 = (rows - box_h) // 2
+    accent = sgr(color_sgr(view.accent))
+    side = f"{accent}│{RESET}"
+    lines = [
+        f"{accent}┌{RESET}"
+        + fit_segments([(" keys ", BOLD)], inner, fill="─", fill_style=accent)
+        + f"{accent}┐{RESET}",
+        side + " " * inner + side,
+    ]
+    for r in range(body_rows):
+        cells: list[Seg] = []
+        for c in range(columns):
+            i = c * body_rows + r
+            if i >= len(entries):
+                break
+            keys_text, desc = entries[i]
+            width = cell_w if c < columns - 1 else inner - cell_w * (columns - 1)
+            cells.append((" " + fit(keys_text, keys_w), sgr(1) + accent))
+            cells.append((fit("  " + desc, max(0, width - 1 - keys_w)), ""))
+        lines.append(side + fit_segments(cells, inner) + side)
+    lines.append(side + fit_segments([(" any key closes", DIM)], inner) + side)
+    lines.append(f"{accent}└{'─' * inner}┘{RESET}")
+    for i, line in enumerate(lines[:box_h]):
+        y = y0 + i
+        row = out[y]
+        out[y] = slice_ansi(row, 0, x0) + line + slice_ansi(row, x0 + box_w, cols - x0 - box_w)
+    return out, Rect(x0, y0, box_w, box_h)

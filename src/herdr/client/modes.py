@@ -1,0 +1,153 @@
+"""The input mode machine: terminal → prefix → action → terminal; navigate; help (PURE).
+
+herdr-spec §1.3: in *terminal* mode keys go to the focused pane as the exact bytes
+the host sent; after the prefix one key picks an action (the prefix twice sends a
+literal prefix, anything unbound cancels quietly); *navigate* mode is persistent and
+takes plain keys until ``esc``/``q``; *help* closes on any key. Kitty key releases of
+keys we consumed are swallowed so a pane never sees half a key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from herdr.client.actions import (
+    DETACH,
+    HELP,
+    Action,
+    Bound,
+    Command,
+    EnterNavigate,
+    HostFocus,
+    LeaveNavigate,
+    Mode,
+    ModeChanged,
+    MouseInput,
+    SendBytes,
+    SendPaste,
+)
+from herdr.client.bindings import NAVIGATE_FIXED, Bindings, default_bindings
+from herdr.client.input import MODIFIER_KEYS, Focus, InputEvent, Key, Mouse, Paste
+from herdr.client.keynames import spec_of
+
+
+class KeyMachine:
+    """Input events → actions, tracking the mode (terminal → prefix → terminal…)."""
+
+    def __init__(self, bindings: Bindings | None = None) -> None:
+        self.bindings = bindings or default_bindings()
+        self._mode: Mode = "terminal"
+        self._swallowed: set[str] = set()  # keys whose press we consumed (kitty releases)
+
+    @property
+    def mode(self) -> Mode:
+        return self._mode
+
+    def set_mode(self, mode: Mode) -> list[Action]:
+        """Force a mode (e.g. the app leaves navigate on a click); reports the change."""
+        if mode == self._mode:
+            return []
+        self._mode = mode
+        return [ModeChanged(mode)]
+
+    def handle_all(self, events: Iterable[InputEvent]) -> list[Action]:
+        """Actions for many events, adjacent :class:`SendBytes` merged into one write."""
+        out: list[Action] = []
+        for event in events:
+            for action in self.handle(event):
+                if isinstance(action, SendBytes) and out and isinstance(out[-1], SendBytes):
+                    out[-1] = SendBytes(out[-1].data + action.data)
+                else:
+                    out.append(action)
+        return out
+
+    def handle(self, event: InputEvent) -> list[Action]:
+        if isinstance(event, Key):
+            return self._key(event)
+        if isinstance(event, Paste):
+            actions = self.set_mode("terminal")
+            actions.append(SendPaste(event.data))
+            return actions
+        if isinstance(event, Mouse):
+            return [MouseInput(event)]
+        if isinstance(event, Focus):
+            return [HostFocus(event.focused)]
+        return []  # Unknown: replies and garbage never reach a pane
+
+    def _key(self, event: Key) -> list[Action]:
+        if event.kind == "repeat" and self._mode == "navigate":
+            return self._navigate(event)  # holding j keeps moving
+        if event.kind != "press":
+            if event.key in self._swallowed:
+                if event.kind == "release":
+                    self._swallowed.discard(event.key)
+                return []
+            if self._mode == "terminal":
+                return [SendBytes(event.raw)]
+            return []
+        if self._mode == "terminal":
+            return self._terminal(event)
+        if self._mode == "prefix":
+            return self._prefix(event)
+        if self._mode == "help":
+            if event.key in MODIFIER_KEYS:
+                return []
+            self._swallowed.add(event.key)
+            return self.set_mode("terminal")  # any key closes the help overlay
+        return self._navigate(event)
+
+    def _terminal(self, event: Key) -> list[Action]:
+        spec = spec_of(event)
+        if spec == self.bindings.prefix:
+            self._swallowed.add(event.key)
+            return self.set_mode("prefix")
+        bound = self.bindings.direct_keys.get(spec)
+        if bound is not None:
+            self._swallowed.add(event.key)
+            return self._run(bound, after="terminal")
+        return [SendBytes(event.raw)]
+
+    def _prefix(self, event: Key) -> list[Action]:
+        if event.key in MODIFIER_KEYS:
+            return []  # pressing shift on the way to `?` must not cancel the prefix
+        spec = spec_of(event)
+        self._swallowed.add(event.key)
+        if spec == self.bindings.prefix:
+            actions = self.set_mode("terminal")
+            actions.append(SendBytes(event.raw))  # prefix twice: a literal prefix
+            return actions
+        bound = self.bindings.prefix_keys.get(spec)
+        if bound is None:
+            return self.set_mode("terminal")  # unbound (or esc): cancel quietly
+        return self._run(bound, after="terminal")
+
+    def _navigate(self, event: Key) -> list[Action]:
+        if event.key in MODIFIER_KEYS:
+            return []
+        spec = spec_of(event)
+        self._swallowed.add(event.key)
+        if spec == self.bindings.prefix:
+            return self.set_mode("prefix")
+        bound = (
+            self.bindings.navigate_keys.get(spec)
+            or NAVIGATE_FIXED.get(spec)
+            or self.bindings.prefix_keys.get(spec)
+        )
+        if bound is None:
+            return []
+        if isinstance(bound, EnterNavigate):  # prefix+w again toggles back
+            return self.set_mode("terminal")
+        if bound == Command("navigate_select") or bound == DETACH:
+            return self._run(bound, after="terminal")
+        return self._run(bound, after="navigate")
+
+    def _run(self, bound: Bound, *, after: Mode) -> list[Action]:
+        if isinstance(bound, EnterNavigate):
+            return self.set_mode("navigate")
+        if bound == HELP:
+            return self.set_mode("help")
+        if isinstance(bound, LeaveNavigate):
+            return self.set_mode("terminal")
+        actions = self.set_mode(after)
+        actions.append(bound)
+        return actions
