@@ -68,7 +68,13 @@ def screen(tmp_path: Path, text: str | bytes, name: str = "s.txt") -> str:
 
 def test_json_is_the_spec_explain_document(tmp_path: Path, home: dict[str, str]) -> None:
     out = herdr(
-        home, "agent", "explain", "--file", screen(tmp_path, CLAUDE_BLOCKED), "--agent", "claude",
+        home,
+        "agent",
+        "explain",
+        "--file",
+        screen(tmp_path, CLAUDE_BLOCKED),
+        "--agent",
+        "claude",
         "--json",
     )
     assert out.returncode == 0, out.stderr
@@ -84,8 +90,9 @@ def test_json_is_the_spec_explain_document(tmp_path: Path, home: dict[str, str])
     assert doc["visible_blocker"] is True
     assert doc["screen_detection_skipped"] is False
     rules = doc["evaluated_rules"]
-    assert rules and all(set(r) == {"evidence", "id", "matched", "priority", "region", "state"}
-                         for r in rules)
+    assert rules and all(
+        set(r) == {"evidence", "id", "matched", "priority", "region", "state"} for r in rules
+    )
     assert any(r["matched"] for r in rules)
 
 
@@ -104,22 +111,46 @@ def test_text_mode_and_verbose(tmp_path: Path, home: dict[str, str]) -> None:
 def test_osc_flags_reach_the_engine(tmp_path: Path, home: dict[str, str]) -> None:
     path = screen(tmp_path, "")
     out = herdr(
-        home, "agent", "explain", "--file", path, "--agent", "codex", "--osc-title",
-        "⠋ llm-proxy", "--json",
+        home,
+        "agent",
+        "explain",
+        "--file",
+        path,
+        "--agent",
+        "codex",
+        "--osc-title",
+        "⠋ llm-proxy",
+        "--json",
     )
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert (doc["state"], doc["matched_rule"]["id"]) == ("working", "osc_title_working")
     out = herdr(
-        home, "agent", "explain", "--file", path, "--agent", "claude", "--osc-progress", "4;0;",
+        home,
+        "agent",
+        "explain",
+        "--file",
+        path,
+        "--agent",
+        "claude",
+        "--osc-progress",
+        "4;0;",
         "--json",
     )
     assert json.loads(out.stdout)["matched_rule"]["id"] == "osc_progress_idle"
 
 
 def test_agent_without_manifest_falls_back(tmp_path: Path, home: dict[str, str]) -> None:
-    out = herdr(home, "agent", "explain", "--file", screen(tmp_path, "Working...\n"), "--agent",
-                "omp", "--json")
+    out = herdr(
+        home,
+        "agent",
+        "explain",
+        "--file",
+        screen(tmp_path, "Working...\n"),
+        "--agent",
+        "omp",
+        "--json",
+    )
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["state"] == "idle"
@@ -148,9 +179,7 @@ def test_unknown_agent_is_one_line_error(
 
 
 @pytest.mark.parametrize("kind", ["missing", "directory"])
-def test_unreadable_file_is_one_line_error(
-    tmp_path: Path, home: dict[str, str], kind: str
-) -> None:
+def test_unreadable_file_is_one_line_error(tmp_path: Path, home: dict[str, str], kind: str) -> None:
     path = tmp_path / "nope.txt" if kind == "missing" else tmp_path
     out = herdr(home, "agent", "explain", "--file", str(path), "--agent", "claude")
     assert out.returncode == 1
@@ -163,8 +192,9 @@ def test_invalid_override_is_reported(tmp_path: Path, home: dict[str, str]) -> N
     override = Path(home["XDG_CONFIG_HOME"]) / "herdr" / "agent-detection" / "claude.toml"
     override.parent.mkdir(parents=True)
     override.write_text('id = "claude"\n[[rules]]\nid = "x"\nregex = ["(unclosed"]\n', "utf-8")
-    out = herdr(home, "agent", "explain", "--file", screen(tmp_path, CLAUDE_IDLE), "--agent",
-                "claude")
+    out = herdr(
+        home, "agent", "explain", "--file", screen(tmp_path, CLAUDE_IDLE), "--agent", "claude"
+    )
     assert out.returncode == 1
     assert out.stderr.count("\n") == 1
     assert "invalid override manifest" in out.stderr and str(override) in out.stderr
@@ -177,8 +207,16 @@ def test_valid_override_is_used(tmp_path: Path, home: dict[str, str]) -> None:
         'id = "claude"\n[[rules]]\nid = "mine"\nstate = "blocked"\ncontains = ["PLEASE"]\n',
         "utf-8",
     )
-    out = herdr(home, "agent", "explain", "--file", screen(tmp_path, "please help\n"), "--agent",
-                "claude", "--json")
+    out = herdr(
+        home,
+        "agent",
+        "explain",
+        "--file",
+        screen(tmp_path, "please help\n"),
+        "--agent",
+        "claude",
+        "--json",
+    )
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["manifest_source"] == str(override)
@@ -191,7 +229,9 @@ def test_valid_override_is_used(tmp_path: Path, home: dict[str, str]) -> None:
         pytest.param(["--file", "x"], id="file-without-agent"),
         pytest.param(["--agent", "claude"], id="agent-without-file"),
         pytest.param([], id="nothing"),
-        pytest.param(["--json", "--verbose", "--file", "x", "--agent", "claude"], id="json-verbose"),
+        pytest.param(
+            ["--json", "--verbose", "--file", "x", "--agent", "claude"], id="json-verbose"
+        ),
     ],
 )
 def test_usage_errors_exit_2(home: dict[str, str], args: list[str]) -> None:
@@ -203,8 +243,16 @@ def test_hostile_screens_do_not_break_explain(tmp_path: Path, home: dict[str, st
     junk = b"\xff\xfe\x00\x1b[31m\x07" * 1000 + b"\n"
     big = ("x" * 199 + "\n") * 26_000  # ~5 MB
     for name, data in (("junk.txt", junk), ("big.txt", big.encode())):
-        out = herdr(home, "agent", "explain", "--file", screen(tmp_path, data, name), "--agent",
-                    "claude", "--json")
+        out = herdr(
+            home,
+            "agent",
+            "explain",
+            "--file",
+            screen(tmp_path, data, name),
+            "--agent",
+            "claude",
+            "--json",
+        )
         assert out.returncode == 0, out.stderr
         assert json.loads(out.stdout)["state"] in {"idle", "working", "blocked", "unknown"}
 
@@ -237,12 +285,21 @@ def test_cli_start_imports_stay_light(home: dict[str, str], args: list[str]) -> 
     assert heavy == set()
 
 
-def test_offline_explain_imports_no_server_machinery(
-    tmp_path: Path, home: dict[str, str]
-) -> None:
+def test_offline_explain_imports_no_server_machinery(tmp_path: Path, home: dict[str, str]) -> None:
     out = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "herdr", "agent", "explain", "--file",
-         screen(tmp_path, CLAUDE_IDLE), "--agent", "claude"],
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-m",
+            "herdr",
+            "agent",
+            "explain",
+            "--file",
+            screen(tmp_path, CLAUDE_IDLE),
+            "--agent",
+            "claude",
+        ],
         env=home,
         capture_output=True,
         text=True,

@@ -179,7 +179,9 @@ def test_override_over_remote_shadows(dirs: ManifestDirs) -> None:
     ("text", "reason"),
     [
         pytest.param("rules = 3", "because it could not be loaded", id="invalid"),
-        pytest.param('id = "claude"\nbogus = 1\n', "because it could not be loaded", id="unknown-key"),
+        pytest.param(
+            'id = "claude"\nbogus = 1\n', "because it could not be loaded", id="unknown-key"
+        ),
         pytest.param(
             _manifest(id_="codex"), "because manifest id codex does not match claude", id="wrong-id"
         ),
@@ -260,3 +262,17 @@ def test_update_status_file(tmp_path: Path) -> None:
 def test_version_ordering(a: str, b: str, cmp: int) -> None:
     va, vb = parse_version(a), parse_version(b)
     assert ((va > vb) - (va < vb)) == cmp
+
+
+def test_override_that_validates_but_cannot_compile(dirs: ManifestDirs) -> None:
+    """A class intersection is valid Rust but unsupported here: "could not be compiled"."""
+    override = _write(
+        dirs.override_dir,
+        'id = "claude"\n[[rules]]\nid = "x"\nstate = "idle"\nregex = ["[a-c&&b]"]\n',
+    )
+    loaded = load_agent_manifest(Agent.CLAUDE, dirs)
+    assert loaded.source_kind == SOURCE_BUNDLED
+    assert loaded.warning is not None
+    assert loaded.warning.startswith(
+        f"ignored override {override} because it could not be compiled"
+    )

@@ -124,6 +124,7 @@ def _run_live(args: argparse.Namespace) -> int:
         return 0
     from herdr.detect.manifest import explain_text
 
-    sys.stdout.write(explain_text(explain if isinstance(explain, dict) else {}, verbose=args.verbose))
+    sys.stdout.write(
+        explain_text(explain if isinstance(explain, dict) else {}, verbose=args.verbose)
+    )
     return 0
-

@@ -87,3 +87,46 @@ def resolve_socket_path(env: Mapping[str, str], session_flag: str | None) -> Pat
 
 def socket_path_too_long(path: Path) -> bool:
     return len(os.fsencode(str(path))) > MAX_SOCKET_PATH_BYTES
+
+
+def active_session(env: Mapping[str, str], session_flag: str | None) -> str | None:
+    """The session a command addresses: ``--session`` > ``$HERDR_SESSION``; ``None`` = default.
+
+    An invalid ``--session`` raises ``ValueError``; an invalid ``$HERDR_SESSION`` is
+    ignored (it may be inherited from somewhere else), as herdr does.
+    """
+    if session_flag is not None:
+        if session_flag == DEFAULT_SESSION:
+            return None
+        if not is_valid_session_name(session_flag):
+            raise ValueError(
+                f"invalid session name {session_flag!r}: use 1-64 of A-Z a-z 0-9 . _ - "
+                "(not . or ..)"
+            )
+        return session_flag
+    named = env.get("HERDR_SESSION")
+    if named and named != DEFAULT_SESSION and is_valid_session_name(named):
+        return named
+    return None
+
+
+def active_socket_path(env: Mapping[str, str], session_flag: str | None) -> Path:
+    """Like :func:`resolve_socket_path`, but never trusts an invalid session name."""
+    session = active_session(env, session_flag)
+    if session_flag is not None:
+        return session_socket_path(env, session)
+    explicit = env.get("HERDR_SOCKET_PATH")
+    if explicit:
+        return Path(explicit)
+    return session_socket_path(env, session)
+
+
+def session_state_dir(env: Mapping[str, str], session: str | None) -> Path:
+    """Logs and other state: ``$XDG_STATE_HOME/herdr[/sessions/<name>]``."""
+    if session is None or session == DEFAULT_SESSION:
+        return state_dir(env)
+    return state_dir(env) / "sessions" / session
+
+
+def sessions_root(env: Mapping[str, str]) -> Path:
+    return config_dir(env) / "sessions"

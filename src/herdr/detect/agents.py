@@ -69,7 +69,7 @@ class Agent(enum.Enum):
         return AGENT_INFO[self]
 
 
-def _i(
+def _i(  # noqa: PLR0917 - a compact table row builder
     agent: Agent,
     name: str,
     executable: str,
@@ -276,9 +276,7 @@ RESERVED_NATIVE_STATE_SOURCES: frozenset[tuple[str, str]] = frozenset(
     }
 )
 OFFICIAL_SOURCES: frozenset[tuple[str, str]] = (
-    RESERVED_NATIVE_STATE_SOURCES
-    | FULL_LIFECYCLE_SOURCES
-    | SESSION_IDENTITY_ONLY_SOURCES
+    RESERVED_NATIVE_STATE_SOURCES | FULL_LIFECYCLE_SOURCES | SESSION_IDENTITY_ONLY_SOURCES
 )
 
 

@@ -20,6 +20,7 @@ from herdr.detect.agents import AGENT_INFO, SCREEN_MANIFEST_AGENTS, Agent, parse
 from herdr.detect.manifest import (
     ENGINE_VERSION,
     Manifest,
+    ManifestCompileError,
     ManifestError,
     parse_manifest,
     parse_version,
@@ -125,6 +126,12 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
+def _failure(exc: BaseException) -> str:
+    """The spec's wording: a valid manifest whose regexes fail to compile vs anything else."""
+    what = "compiled" if isinstance(exc, ManifestCompileError) else "loaded"
+    return f"could not be {what}: {_one_line(exc)}"
+
+
 def load_agent_manifest(agent: Agent, dirs: ManifestDirs) -> LoadedManifest:
     """Resolve one agent's active manifest with every fallback of §7.2."""
     bundled = load_bundled(agent)
@@ -152,9 +159,9 @@ def load_agent_manifest(agent: Agent, dirs: ManifestDirs) -> LoadedManifest:
     except (ManifestError, OSError) as exc:
         return _with_warning(
             fallback,
-            f"ignored override {override_path} because it could not be loaded: {_one_line(exc)}",
+            f"ignored override {override_path} because it {_failure(exc)}",
         )
-    if override.id != agent.label and not manifest_id_matches(override, agent):
+    if not manifest_id_matches(override, agent):
         return _with_warning(
             fallback,
             f"ignored override {override_path} because manifest id {override.id} "
@@ -187,9 +194,7 @@ def _apply_remote(base: LoadedManifest, path: Path, bundled: Manifest) -> Loaded
     try:
         remote = parse_remote_manifest(_read_text(path), base.agent)
     except (ManifestError, OSError) as exc:
-        return _with_warning(
-            base, f"ignored remote manifest {path} because it could not be loaded: {_one_line(exc)}"
-        )
+        return _with_warning(base, f"ignored remote manifest {path} because it {_failure(exc)}")
     assert remote.version is not None  # checked by parse_remote_manifest
     remote_version = remote.version
     if bundled.version is not None and parse_version(remote_version) < parse_version(

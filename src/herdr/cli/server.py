@@ -1,0 +1,65 @@
+"""``herdr server`` (run in the foreground) and ``herdr server stop``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+from herdr.cli.main import UsageError
+from herdr.cli.transport import (
+    RequestFailed,
+    fail,
+    is_live,
+    print_json,
+    request,
+    request_id,
+    socket_path_for,
+)
+
+STOP_WAIT_S = 5.0
+
+
+def run_server(args: argparse.Namespace) -> int:
+    from herdr.server.app import run, server_info
+
+    try:
+        info = server_info(os.environ, getattr(args, "session", None))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return run(info, os.environ)
+
+
+def wait_gone(path: str, timeout: float = STOP_WAIT_S) -> bool:
+    """Wait until nothing listens at ``path`` (the socket file is removed on shutdown)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not os.path.exists(path) or not is_live(path, timeout=0.2):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def stop_at(path: str) -> dict[str, object]:
+    """Send ``server.stop`` (no protocol check: stopping an old server must work)."""
+    envelope = request(path, "server.stop", {}, timeout=10.0)
+    if isinstance(envelope.get("error"), dict):
+        return envelope
+    if not wait_gone(path):
+        raise RequestFailed("internal_error", f"the server at {path} did not stop in time")
+    return envelope
+
+
+def server_stop(args: argparse.Namespace) -> int:
+    path = socket_path_for(args)
+    try:
+        envelope = stop_at(path)
+    except RequestFailed as exc:
+        fail(exc.code, exc.message, request_id("server.stop"))
+    if isinstance(envelope.get("error"), dict):
+        sys.stderr.write(json.dumps(envelope) + "\n")
+        return 1
+    print_json(envelope)
+    return 0

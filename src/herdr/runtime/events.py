@@ -1,0 +1,435 @@
+"""The event bus: sequencing, a bounded replay log, filtered subscriptions, waits.
+
+No asyncio and no I/O here: the transport gives each subscriber a ``wake`` callback
+and drains its queue of already-encoded lines, so the bus can be tested with plain
+values and publishing never blocks on a slow client. Every logged event gets a
+monotonically increasing ``seq``; a reconnecting subscriber passes ``since_seq`` to
+replay what it missed (and is told when the log no longer reaches back that far).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from herdr.api import protocol
+
+Data = dict[str, Any]
+Encode = Callable[[dict[str, Any]], bytes]
+
+DEFAULT_LOG_SIZE = 4096
+DEFAULT_QUEUE_LIMIT = 1024
+
+# High-rate kinds that are delivered live but never kept in the replay log, so output
+# bursts cannot push lifecycle history out of it.
+VOLATILE_KINDS = frozenset({"pane_output_changed", protocol.PANE_SCROLL_CHANGED})
+
+# Records an event may carry; ids asked for by filters are looked up in them too.
+_RECORD_KEYS = ("pane", "tab", "workspace")
+
+
+@dataclass(slots=True)
+class Event:
+    seq: int
+    kind: str
+    data: Data
+    line: bytes = b""  # encoded envelope, filled once on first delivery
+
+    def envelope(self) -> dict[str, Any]:
+        return protocol.event_envelope(self.kind, self.data, self.seq)
+
+
+def event_field(data: Mapping[str, Any], name: str) -> Any:
+    """``data[name]``, else the field of the embedded record (``data.pane.pane_id``)."""
+    if name in data:
+        return data[name]
+    for key in _RECORD_KEYS:
+        record = data.get(key)
+        if isinstance(record, Mapping) and name in record:
+            return record[name]
+    return None
+
+
+# --- subscription filters ---------------------------------------------------------------
+
+
+class Filter:
+    """One item of ``events.subscribe``: which bus kinds it hears and what it pushes.
+
+    A ``shared`` filter pushes the bus event itself (encoded once for all subscribers);
+    others transform it in :meth:`apply`.
+    """
+
+    kinds: frozenset[str] = frozenset()
+    shared = False
+
+    def __init__(self, item: Mapping[str, Any]) -> None:
+        self.item = dict(item)
+        self.pane_id: str | None = None
+        self.ended = False
+
+    def apply(self, event: Event) -> tuple[str, Data] | None:
+        """The ``(kind, data)`` to push for ``event``, or ``None`` to skip it."""
+        return None
+
+
+class LifecycleFilter(Filter):
+    """``workspace.created`` etc.: pushes the snake_case bus event unchanged."""
+
+    shared = True
+
+    def __init__(self, item: Mapping[str, Any]) -> None:
+        super().__init__(item)
+        self.kinds = frozenset({protocol.pushed_kind(str(item["type"]))})
+
+
+class PaneFilter(Filter):
+    """A pane-scoped stream; ends explicitly when its pane closes, follows moves."""
+
+    def __init__(self, item: Mapping[str, Any]) -> None:
+        super().__init__(item)
+        self.pane_id = str(item["pane_id"])
+
+    def matches_pane(self, data: Mapping[str, Any]) -> bool:
+        return data.get("pane_id") == self.pane_id
+
+
+class AgentStatusFilter(PaneFilter):
+    kinds = frozenset({"pane_agent_status_changed"})
+
+    def __init__(self, item: Mapping[str, Any]) -> None:
+        super().__init__(item)
+        self.status = item.get("agent_status")
+
+    def apply(self, event: Event) -> tuple[str, Data] | None:
+        data = event.data
+        if not self.matches_pane(data):
+            return None
+        if self.status is not None and data.get("agent_status") != self.status:
+            return None
+        return protocol.AGENT_STATUS_CHANGED, {k: v for k, v in data.items() if k != "type"}
+
+
+class ScrollFilter(PaneFilter):
+    kinds = frozenset({protocol.PANE_SCROLL_CHANGED})
+
+    def apply(self, event: Event) -> tuple[str, Data] | None:
+        if not self.matches_pane(event.data):
+            return None
+        data = event.data
+        return protocol.SCROLL_CHANGED, {
+            "pane_id": data.get("pane_id"),
+            "workspace_id": data.get("workspace_id"),
+            "scroll": data.get("scroll"),
+        }
+
+
+FilterFactory = Callable[[Mapping[str, Any]], Filter]
+
+
+def compile_subscription(
+    item: Mapping[str, Any], custom: Mapping[str, FilterFactory] | None = None
+) -> Filter:
+    """Build the filter for one (already schema-validated) subscription item."""
+    kind = str(item["type"])
+    if custom and kind in custom:
+        return custom[kind](item)
+    if kind == protocol.AGENT_STATUS_CHANGED:
+        return AgentStatusFilter(item)
+    if kind == protocol.SCROLL_CHANGED:
+        return ScrollFilter(item)
+    if kind in protocol.LIFECYCLE_SUBSCRIPTIONS:
+        return LifecycleFilter(item)
+    raise ValueError(f"unsupported subscription type {kind!r}")
+
+
+# --- waits ------------------------------------------------------------------------------
+
+
+def compile_match(match_event: Mapping[str, Any]) -> Callable[[Event], bool]:
+    """Predicate for ``events.wait``: same kind, every given filter field equal.
+
+    ``min_revision`` means ``revision >= min_revision``; ``null`` filters are ignored.
+    """
+    kind = match_event["event"]
+    wanted = {k: v for k, v in match_event.items() if k != "event" and v is not None}
+    min_revision = wanted.pop("min_revision", None)
+
+    def matches(event: Event) -> bool:
+        if event.kind != kind:
+            return False
+        if min_revision is not None:
+            revision = event.data.get("revision")
+            if not isinstance(revision, int) or revision < min_revision:
+                return False
+        return all(event_field(event.data, k) == v for k, v in wanted.items())
+
+    return matches
+
+
+@dataclass(eq=False, slots=True)
+class Waiter:
+    kind: str
+    matches: Callable[[Event], bool]
+    on_match: Callable[[Event], None]
+    done: bool = False
+
+
+# --- subscribers ------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Subscriber:
+    """A live subscription: a bounded queue of encoded lines and a wake callback."""
+
+    filters: list[Filter]
+    limit: int
+    wake: Callable[[], None] = lambda: None
+    queue: deque[bytes] = field(default_factory=deque)
+    dropped: int = 0
+    first_dropped: int = 0
+    last_dropped: int = 0
+    finished: bool = False  # no more lines will ever be queued (close after draining)
+
+    @property
+    def scoped(self) -> bool:
+        return any(f.pane_id is not None for f in self.filters)
+
+    def kinds(self) -> set[str]:
+        out: set[str] = set()
+        for f in self.filters:
+            out |= f.kinds
+        if self.scoped:
+            out |= {"pane_closed", "pane_moved"}
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayInfo:
+    last_seq: int
+    replayed: int
+    gap: bool
+    oldest_seq: int | None
+
+
+class EventBus:
+    """Sequences events, keeps the last ``log_size``, fans out to subscribers and waits."""
+
+    def __init__(
+        self,
+        encode: Encode,
+        *,
+        log_size: int = DEFAULT_LOG_SIZE,
+        queue_limit: int = DEFAULT_QUEUE_LIMIT,
+    ) -> None:
+        self._encode = encode
+        self._log: deque[Event] = deque(maxlen=log_size)
+        self._evicted_upto = 0
+        self._seq = 0
+        self._queue_limit = queue_limit
+        self._subscribers: list[Subscriber] = []
+        self._waiters: list[Waiter] = []
+        self._interest: Counter[str] = Counter()
+
+    # -- publishing ------------------------------------------------------------------
+
+    @property
+    def last_seq(self) -> int:
+        return self._seq
+
+    @property
+    def oldest_seq(self) -> int | None:
+        return self._log[0].seq if self._log else None
+
+    def wants(self, kind: str) -> bool:
+        """Whether anyone listens for ``kind`` (lets hot paths skip building events)."""
+        return self._interest[kind] > 0
+
+    def publish(self, kind: str, data: Data) -> Event:
+        """Assign the next seq, log (unless volatile) and deliver. ``data.type`` = kind."""
+        data["type"] = kind
+        self._seq += 1
+        event = Event(self._seq, kind, data)
+        if kind not in VOLATILE_KINDS:
+            if self._log.maxlen is not None and len(self._log) == self._log.maxlen:
+                self._evicted_upto = self._log[0].seq
+            self._log.append(event)
+        if self._interest[kind] > 0:
+            self._deliver(event)
+        return event
+
+    def _line(self, event: Event) -> bytes:
+        if not event.line:
+            event.line = self._encode(event.envelope())
+        return event.line
+
+    def _deliver(self, event: Event) -> None:
+        for sub in list(self._subscribers):
+            self._offer(sub, event, live=True)
+        if self._waiters and self._interest[event.kind]:
+            for waiter in list(self._waiters):
+                if not waiter.done and waiter.kind == event.kind and waiter.matches(event):
+                    self.remove_waiter(waiter)
+                    waiter.on_match(event)
+
+    def _offer(self, sub: Subscriber, event: Event, *, live: bool) -> int:
+        """Queue what ``event`` means for ``sub``; returns the number of lines queued.
+
+        Live lines beyond the queue limit are dropped and counted (a lag marker goes
+        out later); end-of-stream lines always get through.
+        """
+        if sub.finished:
+            return 0
+        lines: list[bytes] = []
+        for f in sub.filters:
+            if f.ended or event.kind not in f.kinds:
+                continue
+            if f.shared:
+                lines.append(self._line(event))
+                continue
+            out = f.apply(event)
+            if out is not None:
+                lines.append(self._encode(protocol.event_envelope(out[0], out[1], event.seq)))
+        ends = self._track_pane(sub, event) if sub.scoped else []
+        if lines and live and len(sub.queue) + len(lines) + 1 > sub.limit:
+            if not sub.dropped:
+                sub.first_dropped = event.seq
+            sub.dropped += 1
+            sub.last_dropped = event.seq
+            lines = []
+        if not lines and not ends:
+            return 0
+        if sub.dropped:
+            sub.queue.append(self.lag_line(sub))
+        sub.queue.extend(lines)
+        sub.queue.extend(ends)
+        if ends and all(f.ended for f in sub.filters):
+            sub.finished = True
+        sub.wake()
+        return len(lines)
+
+    def drain(self, sub: Subscriber) -> list[bytes]:
+        """Take every queued line, plus a lag marker if events were dropped since."""
+        lines = list(sub.queue)
+        sub.queue.clear()
+        if sub.dropped:
+            lines.append(self.lag_line(sub))
+        return lines
+
+    def lag_line(self, sub: Subscriber) -> bytes:
+        """Consume pending drops into one ``subscription_lagged`` line."""
+        line = self._encode(
+            protocol.event_envelope(
+                protocol.SUBSCRIPTION_LAGGED,
+                {
+                    "type": protocol.SUBSCRIPTION_LAGGED,
+                    "dropped": sub.dropped,
+                    "first_seq": sub.first_dropped,
+                    "last_seq": sub.last_dropped,
+                },
+                None,
+            )
+        )
+        sub.dropped = 0
+        return line
+
+    def _track_pane(self, sub: Subscriber, event: Event) -> list[bytes]:
+        lines: list[bytes] = []
+        if event.kind == "pane_closed":
+            for f in sub.filters:
+                if not f.ended and f.pane_id == event.data.get("pane_id"):
+                    f.ended = True
+                    lines.append(self.ended_line(f, "pane_closed"))
+        elif event.kind == "pane_moved":
+            pane = event.data.get("pane")
+            new_id = pane.get("pane_id") if isinstance(pane, Mapping) else None
+            for f in sub.filters:
+                if f.pane_id is not None and f.pane_id == event.data.get("previous_pane_id"):
+                    f.pane_id = str(new_id) if new_id else f.pane_id
+        return lines
+
+    def ended_line(self, f: Filter, reason: str) -> bytes:
+        return self._encode(
+            protocol.event_envelope(
+                protocol.SUBSCRIPTION_ENDED,
+                {
+                    "type": protocol.SUBSCRIPTION_ENDED,
+                    "subscription": f.item,
+                    "reason": reason,
+                    "pane_id": f.pane_id,
+                },
+                None,
+            )
+        )
+
+    # -- subscriptions -----------------------------------------------------------------
+
+    def subscribe(
+        self, filters: list[Filter], since_seq: int | None = None
+    ) -> tuple[Subscriber, ReplayInfo]:
+        """Register a subscriber; with ``since_seq``, queue matching logged events first."""
+        sub = Subscriber(filters=filters, limit=self._queue_limit)
+        replayed = 0
+        gap = False
+        if since_seq is not None:
+            gap = since_seq < self._evicted_upto or since_seq > self._seq
+            for event in self._log:
+                if event.seq > since_seq:
+                    replayed += self._offer(sub, event, live=False)
+        self._subscribers.append(sub)
+        self._interest.update(sub.kinds())
+        info = ReplayInfo(self._seq, replayed, gap, self.oldest_seq)
+        return sub, info
+
+    def unsubscribe(self, sub: Subscriber) -> None:
+        if sub in self._subscribers:
+            self._subscribers.remove(sub)
+            self._interest.subtract(sub.kinds())
+
+    def end_all(self, reason: str) -> None:
+        """Tell every subscriber its stream is over (server shutdown)."""
+        for sub in list(self._subscribers):
+            if not sub.finished:
+                for f in sub.filters:
+                    if not f.ended:
+                        f.ended = True
+                        sub.queue.append(self.ended_line(f, reason))
+                sub.finished = True
+                sub.wake()
+
+    @property
+    def subscriber_count(self) -> int:
+        return len(self._subscribers)
+
+    # -- waits -------------------------------------------------------------------------
+
+    def add_waiter(
+        self,
+        match_event: Mapping[str, Any],
+        on_match: Callable[[Event], None],
+        since_seq: int | None = None,
+    ) -> Waiter | None:
+        """Wait for the next matching event; with ``since_seq`` a logged one counts.
+
+        Returns ``None`` when a logged event already matched (``on_match`` was called).
+        """
+        waiter = Waiter(str(match_event["event"]), compile_match(match_event), on_match)
+        if since_seq is not None:
+            for event in self.logged_since(since_seq):
+                if waiter.matches(event):
+                    on_match(event)
+                    return None
+        self._waiters.append(waiter)
+        self._interest[waiter.kind] += 1
+        return waiter
+
+    def remove_waiter(self, waiter: Waiter) -> None:
+        if not waiter.done:
+            waiter.done = True
+            self._waiters.remove(waiter)
+            self._interest[waiter.kind] -= 1
+
+    def logged_since(self, since_seq: int) -> Iterable[Event]:
+        return [e for e in self._log if e.seq > since_seq]

@@ -1,0 +1,59 @@
+"""Server logs: JSON lines in the state dir, size-capped, warnings echoed to stderr."""
+
+from __future__ import annotations
+
+import json
+import logging
+import logging.handlers
+import os
+import time
+from pathlib import Path
+
+LOG_NAME = "server.log"
+MAX_BYTES = 2 * 1024 * 1024
+BACKUPS = 2
+
+_STANDARD = frozenset(vars(logging.makeLogRecord({})).keys()) | {"message", "asctime"}
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: ts, level, logger, msg, plus any ``extra`` fields."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        doc: dict[str, object] = {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+            + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+            "pid": record.process,
+        }
+        for key, value in vars(record).items():
+            if key not in _STANDARD and not key.startswith("_"):
+                doc[key] = value
+        if record.exc_info:
+            doc["exc"] = self.formatException(record.exc_info)
+        return json.dumps(doc, default=str, ensure_ascii=False)
+
+
+def setup(state_dir: Path, level_name: str | None = None) -> Path:
+    """Log to ``<state_dir>/server.log``; ``$HERDR_LOG`` (debug, info, ...) sets the level."""
+    state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = state_dir / LOG_NAME
+    level = getattr(logging, (level_name or os.environ.get("HERDR_LOG") or "info").upper(), None)
+    root = logging.getLogger("herdr")
+    root.setLevel(level if isinstance(level, int) else logging.INFO)
+    root.propagate = False
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+        handler.close()
+    file_handler = logging.handlers.RotatingFileHandler(
+        path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8"
+    )
+    file_handler.setFormatter(JsonFormatter())
+    root.addHandler(file_handler)
+    console = logging.StreamHandler()
+    console.setLevel(logging.WARNING)
+    console.setFormatter(logging.Formatter("herdr server: %(levelname)s: %(message)s"))
+    root.addHandler(console)
+    return path

@@ -1,0 +1,63 @@
+"""The method table: which handler answers which socket method."""
+
+from __future__ import annotations
+
+from herdr.server import (
+    methods_events,
+    methods_io,
+    methods_panes,
+    methods_server,
+    methods_workspaces,
+)
+from herdr.server.dispatch import Method
+
+
+def build_table() -> dict[str, Method]:
+    ws = methods_workspaces
+    panes = methods_panes
+    io = methods_io
+    return {
+        "ping": Method(methods_server.ping),
+        "server.stop": Method(methods_server.server_stop),
+        "events.subscribe": Method(methods_events.subscribe),
+        "events.wait": Method(methods_events.wait, precheck=methods_events.wait_precheck),
+        "session.snapshot": Method(ws.session_snapshot),
+        "workspace.list": Method(ws.workspace_list),
+        "workspace.create": Method(ws.workspace_create),
+        "workspace.get": Method(ws.workspace_get),
+        "workspace.focus": Method(ws.workspace_focus),
+        "workspace.rename": Method(ws.workspace_rename),
+        "workspace.close": Method(ws.workspace_close),
+        "workspace.move": Method(ws.workspace_move),
+        "tab.list": Method(ws.tab_list),
+        "tab.create": Method(ws.tab_create),
+        "tab.get": Method(ws.tab_get),
+        "tab.focus": Method(ws.tab_focus),
+        "tab.rename": Method(ws.tab_rename),
+        "tab.close": Method(ws.tab_close),
+        "tab.move": Method(ws.tab_move),
+        "pane.list": Method(panes.pane_list),
+        "pane.get": Method(panes.pane_get),
+        "pane.current": Method(panes.pane_current),
+        "pane.split": Method(panes.pane_split),
+        "pane.close": Method(panes.pane_close),
+        "pane.rename": Method(panes.pane_rename),
+        "pane.focus": Method(panes.pane_focus),
+        "pane.layout": Method(panes.pane_layout),
+        "pane.zoom": Method(panes.pane_zoom),
+        "pane.swap": Method(panes.pane_swap),
+        "pane.resize": Method(panes.pane_resize),
+        "pane.neighbor": Method(panes.pane_neighbor),
+        "pane.edges": Method(panes.pane_edges),
+        "pane.focus_direction": Method(panes.pane_focus_direction),
+        "pane.move": Method(panes.pane_move),
+        "pane.process_info": Method(panes.pane_process_info),
+        "layout.export": Method(panes.layout_export),
+        "layout.apply": Method(panes.layout_apply),
+        "layout.set_split_ratio": Method(panes.layout_set_split_ratio),
+        "pane.send_text": Method(io.pane_send_text),
+        "pane.send_keys": Method(io.pane_send_keys),
+        "pane.send_input": Method(io.pane_send_input),
+        "pane.read": Method(io.pane_read),
+        "pane.wait_for_output": Method(io.pane_wait_for_output),
+    }

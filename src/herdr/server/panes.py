@@ -1,0 +1,326 @@
+"""The live side of the session model: one PTY + emulator per pane.
+
+``PaneHost`` owns the pure :class:`~herdr.runtime.model.Session` and the terminals
+behind its panes. Handlers change the model first (it validates and raises before
+changing anything), then ask the host to start or stop terminals and publish events.
+Per-chunk work is one ``feed`` plus, only when someone listens, one output event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from herdr.config.server_settings import ServerSettings, shell_argv
+from herdr.runtime import model as m
+from herdr.runtime.layout import Rect
+from herdr.server.core import ServerCore
+from herdr.terminal import procfs
+from herdr.terminal.emulator import Emulator
+from herdr.terminal.pty import AsyncPty, ExitStatus, PtyClosed, PtyWriteOverflow
+
+log = logging.getLogger("herdr.server.panes")
+
+CLOSE_GRACE_S = 1.0
+Record = dict[str, Any]
+
+
+@dataclass(eq=False)
+class Terminal:
+    """A pane's process and screen; lives as long as the process (survives moves)."""
+
+    terminal_id: str
+    emulator: Emulator
+    pty: AsyncPty | None = None
+    exit_status: ExitStatus | None = None
+    closing: bool = False
+    size: tuple[int, int] = (0, 0)
+    output_waiters: set[asyncio.Event] = field(default_factory=set)
+
+    @property
+    def revision(self) -> int:
+        return self.emulator.revision
+
+    @property
+    def shell_pid(self) -> int | None:
+        return self.pty.pid if self.pty is not None else None
+
+    def write(self, data: bytes) -> None:
+        """Input for the program; raises PtyClosed / PtyWriteOverflow."""
+        if self.pty is None or self.exit_status is not None:
+            raise PtyClosed("the pane's process has exited")
+        self.pty.write(data)
+
+
+def herdr_bin_path() -> str:
+    """What ``$HERDR_BIN_PATH`` points hook scripts at: the installed ``herdr``."""
+    beside = Path(sys.executable).with_name("herdr")
+    if beside.exists():
+        return str(beside)
+    argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if argv0 is not None and argv0.name == "herdr" and argv0.exists():
+        return str(argv0.resolve())
+    return "herdr"
+
+
+class PaneHost:
+    """Session model + terminals + the events their changes produce."""
+
+    def __init__(self, core: ServerCore, settings: ServerSettings, env: Mapping[str, str]) -> None:
+        self.core = core
+        self.settings = settings
+        self.env = dict(env)
+        self.session = m.Session(
+            area=Rect(0, 0, settings.headless_cols, settings.headless_rows),
+            terminal_id_factory=self._new_terminal_id,
+        )
+        self.terminals: dict[str, Terminal] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._bin_path = herdr_bin_path()
+
+    # -- identity ----------------------------------------------------------------
+
+    def _new_terminal_id(self) -> str:
+        while True:
+            terminal_id = f"term_{secrets.token_hex(6)}"
+            if terminal_id not in self.terminals:
+                return terminal_id
+
+    def terminal(self, loc: m.PaneLoc) -> Terminal | None:
+        return self.terminals.get(loc.pane.terminal_id)
+
+    def resolve_pane(self, ref: str) -> str | None:
+        try:
+            return self.session.pane(ref).pane_id
+        except m.ModelError:
+            return None
+
+    # -- events ------------------------------------------------------------------
+
+    def emit(self, kind: str, data: Record) -> None:
+        self.core.bus.publish(kind, data)
+
+    def emit_focus_changes(self, before: tuple[str | None, str | None, str | None]) -> None:
+        """``workspace_focused`` / ``tab_focused`` / ``pane_focused`` for what moved."""
+        ws_id, tab_id, pane_id = self.session.focused_ids()
+        if ws_id is not None and ws_id != before[0]:
+            self.emit("workspace_focused", {"workspace_id": ws_id})
+        if tab_id is not None and tab_id != before[1]:
+            self.emit("tab_focused", {"tab_id": tab_id, "workspace_id": ws_id})
+        if pane_id is not None and pane_id != before[2]:
+            self.emit("pane_focused", {"pane_id": pane_id, "workspace_id": ws_id})
+
+    def emit_layout(self, ws: m.Workspace, tab: m.Tab) -> None:
+        # Always published (not only when wanted): it is logged for since_seq replay.
+        self.emit("layout_updated", {"layout": self.session.pane_layout(ws, tab)})
+
+    def emit_closed(self, closed: m.Closed) -> None:
+        """Events for everything a close removed, innermost first, then stop terminals."""
+        for pane_id in closed.pane_ids:
+            self.emit("pane_closed", {"pane_id": pane_id, "workspace_id": _ws_of(pane_id)})
+        for tab_id in closed.tab_ids:
+            if closed.workspace_ids and _ws_of(tab_id) in closed.workspace_ids:
+                continue  # a closed workspace reports its own end
+            self.emit("tab_closed", {"tab_id": tab_id, "workspace_id": _ws_of(tab_id)})
+        for ws_id in closed.workspace_ids:
+            self.emit("workspace_closed", {"workspace_id": ws_id})
+        self.stop_soon(closed.terminal_ids)
+
+    # -- records -----------------------------------------------------------------
+
+    def pane_record(self, loc: m.PaneLoc) -> Record:
+        term = self.terminal(loc)
+        extra: Record = {}
+        revision = 0
+        if term is not None:
+            revision = term.revision
+            title = term.emulator.title if not term.emulator.closed else ""
+            if title:
+                extra["terminal_title"] = title
+                extra["terminal_title_stripped"] = title.strip()
+            pid = term.shell_pid
+            if pid is not None and term.exit_status is None:
+                cwd = procfs.process_cwd(pid)
+                if cwd and cwd != loc.pane.cwd and cwd.startswith("/"):
+                    loc.pane.cwd = cwd
+        return self.session.pane_info(loc, revision=revision, extra=extra)
+
+    def workspace_record(self, ws: m.Workspace) -> Record:
+        return self.session.workspace_info(ws)
+
+    def tab_record(self, ws: m.Workspace, tab: m.Tab) -> Record:
+        return self.session.tab_info(ws, tab)
+
+    # -- terminals -----------------------------------------------------------------
+
+    def default_cwd(self) -> str:
+        """``terminal.new_cwd``: follow the focused pane, else ``$HOME``."""
+        if self.settings.new_cwd in ("follow", "current"):
+            loc = self.session.focused_pane()
+            if loc is not None:
+                term = self.terminal(loc)
+                live = procfs.process_cwd(term.shell_pid) if term and term.shell_pid else None
+                cwd = live or loc.pane.cwd
+                if cwd:
+                    return cwd
+        return self.env.get("HOME") or os.path.expanduser("~")
+
+    def live_cwd(self, loc: m.PaneLoc) -> str | None:
+        term = self.terminal(loc)
+        if term is not None and term.shell_pid is not None and term.exit_status is None:
+            cwd = procfs.process_cwd(term.shell_pid)
+            if cwd and os.path.isdir(cwd):
+                return cwd
+        return loc.pane.cwd
+
+    def pane_env(self, loc: m.PaneLoc) -> dict[str, str]:
+        """Server env, then the caller's ``env``, then herdr's managed variables (§3.1)."""
+        env = {k: v for k, v in self.env.items() if not k.startswith("HERDR_")}
+        for key in ("HERDR_SESSION", "HERDR_CONFIG_PATH", "HERDR_LOG"):
+            if key in self.env:
+                env[key] = self.env[key]
+        env.setdefault("TERM", "xterm-256color")
+        env["TERM"] = "xterm-256color"
+        env.setdefault("COLORTERM", "truecolor")
+        env.update(loc.pane.env)
+        env.update(
+            HERDR_SOCKET_PATH=str(self.core.info.socket_path),
+            HERDR_BIN_PATH=self._bin_path,
+            HERDR_ENV="1",
+            HERDR_WORKSPACE_ID=loc.workspace_id,
+            HERDR_TAB_ID=loc.tab_id,
+            HERDR_PANE_ID=loc.pane_id,
+        )
+        if self.core.info.session:
+            env["HERDR_SESSION"] = self.core.info.session
+        return env
+
+    def _pane_size(self, loc: m.PaneLoc) -> tuple[int, int]:
+        rect = self.session.geometry(loc.tab, zoomed=True).panes.get(loc.pane.key)
+        if rect is None or rect.width <= 0 or rect.height <= 0:
+            area = self.session.area
+            return max(1, area.width), max(1, area.height)
+        return max(1, int(rect.width)), max(1, int(rect.height))
+
+    def start(self, loc: m.PaneLoc) -> Terminal:
+        """Spawn the pane's program in a fresh PTY sized to its slot."""
+        cols, rows = self._pane_size(loc)
+        emulator = Emulator(cols, rows, scrollback_bytes=self.settings.scrollback_limit_bytes)
+        terminal_id = loc.pane.terminal_id
+        term = Terminal(terminal_id, emulator, size=(cols, rows))
+        argv = list(loc.pane.command) if loc.pane.command else shell_argv(self.settings, self.env)
+        cwd = loc.pane.cwd or self.env.get("HOME") or "/"
+        try:
+            term.pty = AsyncPty.spawn(
+                argv,
+                lambda data: self._on_data(term, data),
+                lambda status: self._on_exit(term, status),
+                cols=cols,
+                rows=rows,
+                env=self.pane_env(loc),
+                cwd=cwd,
+            )
+        except BaseException:
+            emulator.close()
+            raise
+        emulator.set_on_reply(lambda data: self._reply(term, data))
+        self.terminals[terminal_id] = term
+        log.debug("pane started", extra={"pane_id": loc.pane_id, "pid": term.pty.pid})
+        return term
+
+    def _reply(self, term: Terminal, data: bytes) -> None:
+        with contextlib.suppress(PtyClosed, PtyWriteOverflow, OSError):
+            term.write(data)
+
+    def _on_data(self, term: Terminal, data: bytes) -> None:
+        term.emulator.feed(data)
+        for waiter in term.output_waiters:
+            waiter.set()
+        bus = self.core.bus
+        if bus.wants("pane_output_changed"):
+            loc = self.session.find_terminal(term.terminal_id)
+            if loc is not None:
+                bus.publish(
+                    "pane_output_changed",
+                    {
+                        "pane_id": loc.pane_id,
+                        "workspace_id": loc.workspace_id,
+                        "revision": term.revision,
+                    },
+                )
+
+    def _on_exit(self, term: Terminal, status: ExitStatus) -> None:
+        term.exit_status = status
+        for waiter in term.output_waiters:
+            waiter.set()
+        if term.closing:
+            return
+        loc = self.session.find_terminal(term.terminal_id)
+        if loc is None:
+            return
+        log.debug("pane exited", extra={"pane_id": loc.pane_id, "status": str(status)})
+        self.emit("pane_exited", {"pane_id": loc.pane_id, "workspace_id": loc.workspace_id})
+        ws, tab = loc.workspace, loc.tab
+        closed = self.session.close_pane(loc.pane_id)
+        self.emit_closed(closed)
+        if ws in self.session.workspaces and tab in ws.tabs:
+            self.resize_tab(ws, tab)
+            self.emit_layout(ws, tab)
+
+    def resize_tab(self, ws: m.Workspace, tab: m.Tab) -> None:
+        """Give every pane of ``tab`` the size of its slot (after splits, closes, zoom)."""
+        geometry = self.session.geometry(tab, zoomed=True)
+        for key, rect in geometry.panes.items():
+            term = self.terminals.get(tab.panes[key].terminal_id)
+            if term is None or term.exit_status is not None:
+                continue
+            size = (max(1, int(rect.width)), max(1, int(rect.height)))
+            if size != term.size and size[0] > 0:
+                term.size = size
+                term.emulator.resize(*size)
+                if term.pty is not None:
+                    with contextlib.suppress(OSError):
+                        term.pty.resize(*size)
+
+    def stop_soon(self, terminal_ids: Iterable[str]) -> None:
+        ids = list(terminal_ids)
+        if not ids:
+            return
+        task = asyncio.get_running_loop().create_task(self.stop_terminals(ids))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def stop_terminals(self, terminal_ids: Iterable[str]) -> None:
+        terms = [t for t in (self.terminals.pop(i, None) for i in terminal_ids) if t is not None]
+        for term in terms:
+            term.closing = True
+        await asyncio.gather(*(self._stop(term) for term in terms), return_exceptions=True)
+
+    async def _stop(self, term: Terminal) -> None:
+        try:
+            if term.pty is not None:
+                await term.pty.aclose(CLOSE_GRACE_S)
+        except Exception:
+            log.exception("stopping terminal %s failed", term.terminal_id)
+        finally:
+            for waiter in term.output_waiters:
+                waiter.set()
+            term.emulator.close()
+
+    async def shutdown(self) -> None:
+        """End every pane process (``server stop``, SIGTERM)."""
+        await self.stop_terminals(list(self.terminals))
+        if self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+
+def _ws_of(item_id: str) -> str:
+    return item_id.split(":", 1)[0]
