@@ -69,6 +69,11 @@ class ServerCore:
     current_match: Callable[[Mapping[str, Any]], Event | None] = lambda _match: None
     # The session model and its terminals (set by the app before serving).
     host: PaneHost | None = None
+    # Attention plumbing between attached clients and agent state: whether some attached,
+    # focused client currently shows a pane (set by the attach registry), and a callback
+    # the agent runtime installs to mark a tab's panes seen when a client shows it.
+    pane_viewed: Callable[[str], bool] = lambda _pane_id: False
+    on_tab_viewed: Callable[[str, str], None] = lambda _workspace_id, _tab_id: None
 
     @property
     def panes(self) -> PaneHost:
