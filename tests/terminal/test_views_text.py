@@ -1,14 +1,18 @@
-"""Pure text post-processing of the read sources (detection-spec §3.1)."""
+"""Text post-processing of the read sources (detection-spec §3.1, herdr-spec §3.3)."""
 
 from __future__ import annotations
 
 import pytest
 
+from herdr.terminal.emulator import Emulator
 from herdr.terminal.views import (
     blank_kitty_placeholders,
     clean_row,
+    detection_text,
     drop_trailing_blank_rows,
     last_ansi_lines,
+    recent,
+    recent_unwrapped,
     rows_to_text,
     split_plain,
 )
@@ -73,3 +77,50 @@ def test_split_plain(text: str, expected: list[str]) -> None:
 )
 def test_last_ansi_lines(text: str, lines: int, expected: str) -> None:
     assert last_ansi_lines(text, lines) == expected
+
+
+# -- ``recent`` over a real emulator: the blank screen below the cursor ------------------
+
+
+def _emulator_with(text: str, cols: int = 40, rows: int = 10) -> Emulator:
+    emulator = Emulator(cols, rows)
+    emulator.feed(text.encode())
+    return emulator
+
+
+def test_recent_does_not_count_blank_rows_below_the_cursor() -> None:
+    """herdr-spec §3.3: ``--lines 3`` on a mostly empty screen is the last 3 text rows."""
+    emulator = _emulator_with("one\r\ntwo\r\n\r\nthree\r\nfour\r\n")
+    assert recent(emulator, 3) == "\nthree\nfour\n"  # inner blank rows still count
+    assert recent(emulator, 2) == "three\nfour\n"
+    assert recent(emulator, 1) == "four\n"
+    assert recent(emulator, 80) == "one\ntwo\n\nthree\nfour\n"
+    assert recent_unwrapped(emulator, 2) == "three\nfour\n"
+    assert "four" in recent(emulator, 1, ansi=True)
+    assert "three" not in recent(emulator, 1, ansi=True)
+
+
+def test_recent_sees_text_below_a_cursor_moved_up() -> None:
+    emulator = _emulator_with("top\r\nmiddle\r\n\r\n\r\nbottom\x1b[1;1H")  # full-screen style
+    assert emulator.cursor == (0, 0)
+    assert recent(emulator, 1) == "bottom\n"
+    assert recent(emulator, 4) == "middle\n\n\nbottom\n"
+
+
+def test_recent_reaches_into_scrollback_past_a_blank_screen() -> None:
+    lines = "".join(f"line{i}\r\n" for i in range(30)) + "\r\n" * 25  # text scrolled off
+    emulator = _emulator_with(lines)
+    assert emulator.total_rows > emulator.rows
+    assert recent(emulator, 2) == "line28\nline29\n"
+
+
+def test_recent_of_an_empty_screen_is_empty() -> None:
+    emulator = _emulator_with("")
+    assert recent(emulator, 3) == ""
+    assert recent(emulator, 3, ansi=True) == ""
+
+
+def test_detection_text_keeps_the_bottom_of_the_buffer() -> None:
+    """Detection still looks at the screen's own rows, not text scrolled off above it."""
+    emulator = _emulator_with("".join(f"line{i}\r\n" for i in range(30)) + "\r\n" * 25)
+    assert detection_text(emulator) == ""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -151,11 +152,28 @@ def compile_matcher(match: Mapping[str, Any]) -> Matcher:
     return lambda line: pattern.search(line) is not None
 
 
+# Search text per terminal, valid for one revision: every output_matched subscriber and
+# waiter on a pane shares one emulator read per output change instead of one each.
+_SEARCH_CACHE: weakref.WeakKeyDictionary[Terminal, tuple[int, dict[tuple[str, int | None], str]]]
+_SEARCH_CACHE = weakref.WeakKeyDictionary()
+
+
 def _search_text(term: Terminal, source: str, lines: int | None) -> str:
     """What a wait searches: recent and recent_unwrapped both use the unwrapped rows."""
-    if source in ("recent", "recent_unwrapped"):
-        return read_source(term, "recent_unwrapped", lines, ansi=False)[0]
-    return read_source(term, source, lines, ansi=False)[0]
+    if source == "recent":
+        source = "recent_unwrapped"
+    revision = term.revision
+    cached = _SEARCH_CACHE.get(term)
+    if cached is None or cached[0] != revision:
+        cached = (revision, {})
+        _SEARCH_CACHE[term] = cached
+    texts = cached[1]
+    key = (source, lines)
+    text = texts.get(key)
+    if text is None:
+        text = read_source(term, source, lines, ansi=False)[0]
+        texts[key] = text
+    return text
 
 
 def find_match(term: Terminal, source: str, lines: int | None, matcher: Matcher) -> str | None:

@@ -139,6 +139,10 @@ class Emulator:
         self._dirty: Any = ffi.new("GhosttyRenderStateDirty*")
         self._sel: Any = _new_sized("GhosttySelection")
         self._ref: Any = _new_sized("GhosttyGridRef")
+        # Built once: filling nested ``size`` fields walks cffi type info (~0.2 ms a call),
+        # which per read × subscribers × output chunks would starve the event loop.
+        self._fmt_opts: Any = _new_sized("GhosttyFormatterTerminalOptions")
+        self._fmt: Any = ffi.new("GhosttyFormatter*")
         self._point: Any = ffi.new("GhosttyPointS*")
         self._scroll: Any = ffi.new("HerdrScrollViewportS*")
         self._scroll_fn: Any = _union_fn(
@@ -341,13 +345,13 @@ class Emulator:
         sel = self._sel
         sel.start = self._grid_ref(0, y0, tag)
         sel.end = self._grid_ref(self._cols - 1, y1, tag)
-        opts = _new_sized("GhosttyFormatterTerminalOptions")
+        opts = self._fmt_opts
         opts.emit = lib.GHOSTTY_FORMATTER_FORMAT_VT if ansi else lib.GHOSTTY_FORMATTER_FORMAT_PLAIN
         opts.unwrap = unwrap
         opts.trim = trim
         opts.extra.screen.style = ansi
         opts.selection = sel
-        fmt = ffi.new("GhosttyFormatter*")
+        fmt = self._fmt
         _check(lib.ghostty_formatter_terminal_new(ffi.NULL, fmt, self._t, opts[0]), "formatter_new")
         try:
             result = lib.ghostty_formatter_format_buf(fmt[0], self._buf, len(self._buf), self._n)

@@ -85,9 +85,13 @@ def last_ansi_lines(text: str, lines: int) -> str:
 
 
 def detection_text(emulator: Emulator) -> str:
-    """detection-spec §3.1: the last ``rows`` rows of scrollback+screen, cleaned."""
+    """detection-spec §3.1: the last ``rows`` rows of scrollback+screen, cleaned.
+
+    Unlike ``recent`` this window is the bottom of the buffer as is (blank rows below
+    the cursor included), so detection sees the screen an agent actually drew.
+    """
     rows = emulator.rows if emulator.rows > 0 else DEFAULT_DETECTION_ROWS
-    return recent(emulator, max(1, rows))
+    return _recent(emulator, max(1, rows), ansi=False, unwrap=False, skip_blank_tail=False)
 
 
 def visible(emulator: Emulator, lines: int | None = None, *, ansi: bool = False) -> str:
@@ -99,7 +103,11 @@ def visible(emulator: Emulator, lines: int | None = None, *, ansi: bool = False)
 
 
 def recent(emulator: Emulator, lines: int = DEFAULT_RECENT_LINES, *, ansi: bool = False) -> str:
-    """The last ``lines`` rendered rows of scrollback+screen, soft wraps kept as rows."""
+    """The last ``lines`` rendered rows of scrollback+screen, soft wraps kept as rows.
+
+    Blank rows after the last row with text (the empty screen below the cursor) are
+    not rendered output and do not count toward ``lines`` (herdr-spec §3.3).
+    """
     return _recent(emulator, lines, ansi=ansi, unwrap=False)
 
 
@@ -110,12 +118,39 @@ def recent_unwrapped(
     return _recent(emulator, lines, ansi=ansi, unwrap=True)
 
 
-def _recent(emulator: Emulator, lines: int, *, ansi: bool, unwrap: bool) -> str:
+def _recent(
+    emulator: Emulator, lines: int, *, ansi: bool, unwrap: bool, skip_blank_tail: bool = True
+) -> str:
     if lines <= 0:
         return ""
-    total = emulator.total_rows
-    start = max(0, total - lines)
-    text = emulator.screen_text(start, total - 1, ansi=ansi, unwrap=unwrap)
+    if skip_blank_tail:
+        start, kept = _text_tail(emulator, lines)
+        if not kept:
+            return ""
+        end = start + len(kept) - 1
+        if not ansi and not unwrap and (len(kept) >= lines or start == 0):
+            return rows_to_text(kept[-lines:])  # the window already holds the answer
+    else:
+        end = emulator.total_rows - 1
+    text = emulator.screen_text(max(0, end - lines + 1), end, ansi=ansi, unwrap=unwrap)
     if ansi:
         return text
     return rows_to_text(split_plain(text))
+
+
+def _text_tail(emulator: Emulator, lines: int) -> tuple[int, list[str]]:
+    """``(start, rows)``: cleaned rows from ``start`` to the last row with text.
+
+    The first window is ``lines`` rows above the cursor row plus the rows below it
+    (the blank tail is almost always below the cursor), widened upwards only while
+    everything in it is blank. ``rows`` is empty when the whole buffer is blank.
+    """
+    total = emulator.total_rows
+    window = lines + max(0, emulator.rows - emulator.cursor[1])
+    while True:
+        start = max(0, total - window)
+        plain = split_plain(emulator.screen_text(start, total - 1))
+        kept = drop_trailing_blank_rows([clean_row(r) for r in plain])
+        if kept or start == 0:
+            return start, kept
+        window *= 2
