@@ -10,7 +10,7 @@ from herdr.cli.main import UsageError
 
 TYPE_CHECKING = False  # keep typing off the CLI path
 if TYPE_CHECKING:
-    from herdr.cli.main import Nouns
+    from herdr.cli.main import LazyVerbs, Nouns
 
 DIRECTIONS = ("left", "right", "up", "down")
 SOURCES = {
@@ -349,3 +349,161 @@ def add_pane(nouns: Nouns) -> None:
     wait.add_argument("--regex", metavar="RE", help="regular expression (Rust syntax) per line")
     wait.add_argument("--timeout", type=int, metavar="MS", help="give up after MS milliseconds")
     _add_read_args(wait, "recent")
+    add_report_verbs(verbs)
+
+
+# --- hook reports (silent on success) -------------------------------------------------
+
+REPORT_STATES = ("idle", "working", "blocked", "unknown")
+
+
+def _pairs(values: list[str] | None, flag: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in values or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UsageError(f"{flag} expects NAME=VALUE, got {item!r}")
+        out[key] = value
+    return out
+
+
+def token_patch(args: argparse.Namespace) -> dict[str, str | None] | None:
+    """``--token N=V`` (set) and ``--clear-token N`` (remove) as one patch."""
+    patch: dict[str, str | None] = dict(_pairs(args.token, "--token"))
+    for name in args.clear_token or []:
+        patch[name] = None
+    return patch or None
+
+
+def add_token_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--source", required=True, metavar="ID", help="reporter id")
+    parser.add_argument("--token", action="append", metavar="N=V", help="set a token")
+    parser.add_argument("--clear-token", action="append", metavar="N", help="remove a token")
+    parser.add_argument("--seq", type=int, metavar="N", help="ordering number per source")
+    parser.add_argument("--ttl-ms", type=int, metavar="MS", help="expire after MS ms")
+
+
+def _report_agent(args: argparse.Namespace) -> Params:
+    return clean(
+        {
+            "pane_id": args.pane_id,
+            "source": args.source,
+            "agent": args.agent,
+            "state": args.state,
+            "message": args.message,
+            "seq": args.seq,
+            "agent_session_id": args.agent_session_id,
+            "agent_session_path": args.agent_session_path,
+        }
+    )
+
+
+def _report_session(args: argparse.Namespace) -> Params:
+    return clean(
+        {
+            "pane_id": args.pane_id,
+            "source": args.source,
+            "agent": args.agent,
+            "seq": args.seq,
+            "agent_session_id": args.agent_session_id,
+            "agent_session_path": args.agent_session_path,
+            "session_start_source": args.session_start_source,
+        }
+    )
+
+
+def _release(args: argparse.Namespace) -> Params:
+    return clean(
+        {"pane_id": args.pane_id, "source": args.source, "agent": args.agent, "seq": args.seq}
+    )
+
+
+def _report_metadata(args: argparse.Namespace) -> Params:
+    params = clean(
+        {
+            "pane_id": args.pane_id,
+            "source": args.source,
+            "agent": args.agent,
+            "applies_to_source": args.applies_to_source,
+            "title": args.title,
+            "display_agent": args.display_agent,
+            "state_labels": _pairs(args.state_label, "--state-label") or None,
+            "tokens": token_patch(args),
+            "seq": args.seq,
+            "ttl_ms": args.ttl_ms,
+        }
+    )
+    for flag in ("clear_title", "clear_display_agent", "clear_state_labels"):
+        if getattr(args, flag):
+            params[flag] = True
+    return params
+
+
+def add_report_verbs(verbs: LazyVerbs) -> None:
+    """``pane report-agent``, ``report-agent-session``, ``release-agent``, ``report-metadata``."""
+    report = verb(
+        verbs,
+        "report-agent",
+        "report an agent's state",
+        "pane.report_agent",
+        _report_agent,
+        silent=True,
+    )
+    report.add_argument("pane_id", metavar="PANE")
+    report.add_argument("--source", required=True, metavar="ID")
+    report.add_argument("--agent", required=True, metavar="LABEL")
+    report.add_argument("--state", required=True, choices=REPORT_STATES)
+    report.add_argument("--message")
+    report.add_argument("--seq", type=int, metavar="N")
+    report.add_argument("--agent-session-id", metavar="ID")
+    report.add_argument("--agent-session-path", metavar="PATH")
+
+    session = verb(
+        verbs,
+        "report-agent-session",
+        "report an agent's session identity",
+        "pane.report_agent_session",
+        _report_session,
+        silent=True,
+    )
+    session.add_argument("pane_id", metavar="PANE")
+    session.add_argument("--source", required=True, metavar="ID")
+    session.add_argument("--agent", required=True, metavar="LABEL")
+    session.add_argument("--seq", type=int, metavar="N")
+    session.add_argument("--agent-session-id", metavar="ID")
+    session.add_argument("--agent-session-path", metavar="PATH")
+    session.add_argument("--session-start-source", metavar="KIND")
+
+    release = verb(
+        verbs,
+        "release-agent",
+        "let go of a pane (custom reporters)",
+        "pane.release_agent",
+        _release,
+        silent=True,
+    )
+    release.add_argument("pane_id", metavar="PANE")
+    release.add_argument("--source", required=True, metavar="ID")
+    release.add_argument("--agent", required=True, metavar="LABEL")
+    release.add_argument("--seq", type=int, metavar="N")
+
+    meta = verb(
+        verbs,
+        "report-metadata",
+        "attach display metadata to a pane",
+        "pane.report_metadata",
+        _report_metadata,
+        silent=True,
+    )
+    meta.add_argument("pane_id", metavar="PANE")
+    add_token_args(meta)
+    meta.add_argument("--agent", metavar="LABEL", help="only while this agent is present")
+    meta.add_argument("--applies-to-source", metavar="ID", help="only under this hook source")
+    title = meta.add_mutually_exclusive_group()
+    title.add_argument("--title", metavar="T")
+    title.add_argument("--clear-title", action="store_true")
+    display = meta.add_mutually_exclusive_group()
+    display.add_argument("--display-agent", metavar="T")
+    display.add_argument("--clear-display-agent", action="store_true")
+    meta.add_argument("--state-label", action="append", metavar="S=T", help="label a status")
+    meta.add_argument("--clear-state-labels", action="store_true")

@@ -31,6 +31,20 @@ def _tab(args: argparse.Namespace) -> Params:
     return {"tab_id": args.tab_id}
 
 
+def _report_metadata(args: argparse.Namespace) -> Params:
+    from herdr.cli.pane import token_patch
+
+    return clean(
+        {
+            "workspace_id": args.workspace_id,
+            "source": args.source,
+            "tokens": token_patch(args) or {},
+            "seq": args.seq,
+            "ttl_ms": args.ttl_ms,
+        }
+    )
+
+
 def add_workspace(nouns: Nouns) -> None:
     from herdr.cli.main import NOUNS, add_verbs
 
@@ -55,6 +69,18 @@ def add_workspace(nouns: Nouns) -> None:
     rename.add_argument("label", nargs="+")
     close = verb(verbs, "close", "close a workspace and its panes", "workspace.close", _ws)
     close.add_argument("workspace_id", metavar="WORKSPACE")
+    meta = verb(
+        verbs,
+        "report-metadata",
+        "attach tokens to a workspace",
+        "workspace.report_metadata",
+        _report_metadata,
+        silent=True,
+    )
+    meta.add_argument("workspace_id", metavar="WORKSPACE")
+    from herdr.cli.pane import add_token_args
+
+    add_token_args(meta)
 
 
 def add_tab(nouns: Nouns) -> None:

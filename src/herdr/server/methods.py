@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from herdr.server import (
+    methods_agents,
+    methods_attach,
     methods_events,
     methods_io,
     methods_panes,
+    methods_reports,
     methods_server,
     methods_workspaces,
 )
@@ -16,12 +19,13 @@ def build_table() -> dict[str, Method]:
     ws = methods_workspaces
     panes = methods_panes
     io = methods_io
+    reports = methods_reports
     return {
         "ping": Method(methods_server.ping),
         "server.stop": Method(methods_server.server_stop),
         "events.subscribe": Method(methods_events.subscribe),
         "events.wait": Method(methods_events.wait, precheck=methods_events.wait_precheck),
-        "session.snapshot": Method(ws.session_snapshot),
+        "session.snapshot": Method(methods_agents.snapshot_with_agents(ws.session_snapshot)),
         "workspace.list": Method(ws.workspace_list),
         "workspace.create": Method(ws.workspace_create),
         "workspace.get": Method(ws.workspace_get),
@@ -32,7 +36,7 @@ def build_table() -> dict[str, Method]:
         "tab.list": Method(ws.tab_list),
         "tab.create": Method(ws.tab_create),
         "tab.get": Method(ws.tab_get),
-        "tab.focus": Method(ws.tab_focus),
+        "tab.focus": Method(methods_agents.tab_focus_marks_seen(ws.tab_focus)),
         "tab.rename": Method(ws.tab_rename),
         "tab.close": Method(ws.tab_close),
         "tab.move": Method(ws.tab_move),
@@ -42,7 +46,7 @@ def build_table() -> dict[str, Method]:
         "pane.split": Method(panes.pane_split),
         "pane.close": Method(panes.pane_close),
         "pane.rename": Method(panes.pane_rename),
-        "pane.focus": Method(panes.pane_focus),
+        "pane.focus": Method(methods_agents.pane_focus_marks_seen(panes.pane_focus)),
         "pane.layout": Method(panes.pane_layout),
         "pane.zoom": Method(panes.pane_zoom),
         "pane.swap": Method(panes.pane_swap),
@@ -50,7 +54,7 @@ def build_table() -> dict[str, Method]:
         "pane.neighbor": Method(panes.pane_neighbor),
         "pane.edges": Method(panes.pane_edges),
         "pane.focus_direction": Method(panes.pane_focus_direction),
-        "pane.move": Method(panes.pane_move),
+        "pane.move": Method(methods_agents.pane_move_ends_waits(panes.pane_move)),
         "pane.process_info": Method(panes.pane_process_info),
         "layout.export": Method(panes.layout_export),
         "layout.apply": Method(panes.layout_apply),
@@ -60,4 +64,18 @@ def build_table() -> dict[str, Method]:
         "pane.send_input": Method(io.pane_send_input),
         "pane.read": Method(io.pane_read),
         "pane.wait_for_output": Method(io.pane_wait_for_output),
+        **{name: Method(handler) for name, handler in methods_agents.AGENT_METHODS.items()},
+        "pane.report_agent": Method(reports.pane_report_agent),
+        "pane.report_agent_session": Method(reports.pane_report_agent_session),
+        "pane.release_agent": Method(reports.pane_release_agent),
+        "pane.clear_agent_authority": Method(reports.pane_clear_agent_authority),
+        "pane.report_metadata": Method(
+            reports.pane_report_metadata, precheck=reports.metadata_precheck
+        ),
+        "workspace.report_metadata": Method(
+            reports.workspace_report_metadata, precheck=reports.metadata_precheck
+        ),
+        methods_attach.ATTACH_METHOD: Method(
+            methods_attach.client_attach, precheck=methods_attach.attach_precheck
+        ),
     }

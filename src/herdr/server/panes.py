@@ -22,6 +22,7 @@ from typing import Any
 from herdr.config.server_settings import ServerSettings, shell_argv
 from herdr.runtime import model as m
 from herdr.runtime.layout import Rect
+from herdr.server.agents import AgentRuntime
 from herdr.server.core import ServerCore
 from herdr.terminal import procfs
 from herdr.terminal.emulator import Emulator
@@ -85,6 +86,7 @@ class PaneHost:
         self.terminals: dict[str, Terminal] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._bin_path = herdr_bin_path()
+        self.agents = AgentRuntime(self)
 
     # -- identity ----------------------------------------------------------------
 
@@ -138,7 +140,7 @@ class PaneHost:
 
     def pane_record(self, loc: m.PaneLoc) -> Record:
         term = self.terminal(loc)
-        extra: Record = {}
+        agent_status, extra = self.agents.pane_fields(loc.pane.terminal_id)
         revision = 0
         if term is not None:
             revision = term.revision
@@ -151,13 +153,19 @@ class PaneHost:
                 cwd = procfs.process_cwd(pid)
                 if cwd and cwd != loc.pane.cwd and cwd.startswith("/"):
                     loc.pane.cwd = cwd
-        return self.session.pane_info(loc, revision=revision, extra=extra)
+        return self.session.pane_info(
+            loc, agent_status=agent_status, revision=revision, extra=extra
+        )
 
     def workspace_record(self, ws: m.Workspace) -> Record:
-        return self.session.workspace_info(ws)
+        record = self.session.workspace_info(ws, self.agents.status_of)
+        tokens = self.agents.workspace_tokens(ws.id)
+        if tokens:
+            record["tokens"] = tokens
+        return record
 
     def tab_record(self, ws: m.Workspace, tab: m.Tab) -> Record:
-        return self.session.tab_info(ws, tab)
+        return self.session.tab_info(ws, tab, self.agents.status_of)
 
     # -- terminals -----------------------------------------------------------------
 
@@ -210,10 +218,14 @@ class PaneHost:
             return max(1, area.width), max(1, area.height)
         return max(1, int(rect.width)), max(1, int(rect.height))
 
-    def start(self, loc: m.PaneLoc) -> Terminal:
-        """Spawn the pane's program in a fresh PTY sized to its slot."""
+    def start(self, loc: m.PaneLoc, *, preload: bytes | None = None) -> Terminal:
+        """Spawn the pane's program in a fresh PTY sized to its slot. ``preload`` (saved
+        pane history) is fed to the emulator first, so it lands in the scrollback above
+        the program's own output."""
         cols, rows = self._pane_size(loc)
         emulator = Emulator(cols, rows, scrollback_bytes=self.settings.scrollback_limit_bytes)
+        if preload:
+            emulator.feed(preload)
         terminal_id = loc.pane.terminal_id
         term = Terminal(terminal_id, emulator, size=(cols, rows))
         argv = list(loc.pane.command) if loc.pane.command else shell_argv(self.settings, self.env)
@@ -233,6 +245,7 @@ class PaneHost:
             raise
         emulator.set_on_reply(lambda data: self._reply(term, data))
         self.terminals[terminal_id] = term
+        self.agents.attach(term)
         log.debug("pane started", extra={"pane_id": loc.pane_id, "pid": term.pty.pid})
         return term
 
@@ -242,6 +255,7 @@ class PaneHost:
 
     def _on_data(self, term: Terminal, data: bytes) -> None:
         term.emulator.feed(data)
+        self.agents.on_output(term)
         for waiter in term.output_waiters:
             waiter.set()
         bus = self.core.bus
@@ -263,6 +277,7 @@ class PaneHost:
             waiter.set()
         if term.closing:
             return
+        self.agents.on_exit(term)
         loc = self.session.find_terminal(term.terminal_id)
         if loc is None:
             return
@@ -302,6 +317,7 @@ class PaneHost:
         terms = [t for t in (self.terminals.pop(i, None) for i in terminal_ids) if t is not None]
         for term in terms:
             term.closing = True
+            self.agents.detach(term.terminal_id)
         await asyncio.gather(*(self._stop(term) for term in terms), return_exceptions=True)
 
     async def _stop(self, term: Terminal) -> None:
@@ -317,6 +333,7 @@ class PaneHost:
 
     async def shutdown(self) -> None:
         """End every pane process (``server stop``, SIGTERM)."""
+        await self.agents.shutdown()
         await self.stop_terminals(list(self.terminals))
         if self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)

@@ -1,0 +1,224 @@
+"""``herdr agent …``: list, read, drive, wait for and start agents (herdr-spec §3.2, §3.3).
+
+A target is a live agent name or the pane id hosting an agent. Waits and prompts are
+held requests (no client-side timeout): the server answers when the agent settles,
+or with ``timeout`` after ``--timeout`` milliseconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from herdr.cli.common import Params, clean, verb
+from herdr.cli.main import Parser, UsageError
+
+TYPE_CHECKING = False  # keep typing off the CLI path
+if TYPE_CHECKING:
+    from typing import Any
+
+    from herdr.cli.main import Nouns
+
+STATUSES = ("idle", "working", "blocked", "done", "unknown")
+
+
+class _TrailingArgsParser(Parser):
+    """``agent start … -- ARGS``: everything after ``--`` goes to the agent verbatim.
+
+    argparse cannot put positionals after options into a list that started before
+    them, so the part after ``--`` is split off before parsing.
+    """
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Any = None, namespace: Any = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        items = list(args or [])
+        trailing: list[str] = []
+        if "--" in items:
+            cut = items.index("--")
+            items, trailing = items[:cut], items[cut + 1 :]
+        ns, extras = super().parse_known_args(items, namespace)
+        ns.agent_args = trailing
+        return ns, extras
+
+
+def _target(args: argparse.Namespace) -> Params:
+    return {"target": args.target}
+
+
+def run_read(args: argparse.Namespace) -> int:
+    from herdr.cli.pane import SOURCES
+    from herdr.cli.transport import request_or_exit
+
+    ansi = args.ansi or args.format == "ansi"
+    params = clean(
+        {
+            "target": args.target,
+            "source": SOURCES[args.source],
+            "lines": args.lines,
+            "format": "ansi" if ansi else "text",
+            "strip_ansi": False if args.raw else None,
+        }
+    )
+    envelope = request_or_exit(args, "agent.read", params)
+    text = str(envelope["result"]["read"]["text"])
+    if text and not text.endswith("\n"):
+        text += "\n"
+    sys.stdout.write(text)
+    return 0
+
+
+def _prompt(args: argparse.Namespace) -> Params:
+    if args.until and not args.wait:
+        raise UsageError("--until needs --wait")
+    if args.timeout is not None and not args.wait:
+        raise UsageError("--timeout needs --wait")
+    params: Params = {"target": args.target, "text": " ".join(args.text)}
+    if args.wait:
+        params["wait"] = clean({"until": args.until or None, "timeout_ms": args.timeout})
+    return params
+
+
+def _wait(args: argparse.Namespace) -> Params:
+    targets: list[str] = args.targets
+    if args.all and args.any:
+        raise UsageError("give --any or --all, not both")
+    if len(targets) > 1 and not (args.any or args.all):
+        raise UsageError("several targets need --any or --all")
+    params: Params = clean(
+        {"target": targets[0], "until": args.until or None, "timeout_ms": args.timeout}
+    )
+    if len(targets) > 1:
+        params["targets"] = targets
+        params["mode"] = "all" if args.all else "any"
+    return params
+
+
+def _rename(args: argparse.Namespace) -> Params:
+    if args.clear == (args.name is not None):
+        raise UsageError("give a name or --clear")
+    return {"target": args.target, "name": None if args.clear else args.name}
+
+
+def run_start(args: argparse.Namespace) -> int:
+    from herdr.cli.transport import call_and_print
+
+    params = clean(
+        {
+            "name": args.name,
+            "kind": args.kind,
+            "pane_id": args.pane,
+            "timeout_ms": args.timeout,
+            "args": list(getattr(args, "agent_args", []) or []) or None,
+        }
+    )
+    return call_and_print(args, "agent.start", params, timeout=None)
+
+
+def add_agent(nouns: Nouns) -> None:
+    from herdr.cli.main import NOUNS, add_verbs
+    from herdr.cli.pane import SOURCES
+
+    noun = nouns.add_parser("agent", help=NOUNS["agent"][0])
+    verbs = add_verbs(noun, "herdr agent")
+
+    verb(verbs, "list", "list agents", "agent.list", lambda a: {})
+    get = verb(verbs, "get", "show an agent", "agent.get", _target)
+    get.add_argument("target", metavar="TARGET", help="agent name or pane id")
+
+    read = verbs.add_parser("read", help="print an agent's text (as pane read)")
+    read.add_argument("target", metavar="TARGET")
+    read.add_argument("--source", choices=sorted(SOURCES), default="recent")
+    read.add_argument("--lines", type=int, metavar="N", help="last N lines")
+    read.add_argument("--raw", action="store_true", help="keep ANSI escape sequences")
+    read.add_argument("--format", choices=("text", "ansi"), default="text")
+    read.add_argument("--ansi", action="store_true", help="same as --format ansi")
+    read.set_defaults(handler=run_read)
+
+    keys = verb(
+        verbs,
+        "send-keys",
+        "press keys in an agent's pane",
+        "agent.send_keys",
+        lambda a: {"target": a.target, "keys": a.keys},
+        silent=True,
+    )
+    keys.add_argument("target", metavar="TARGET")
+    keys.add_argument("keys", nargs="+", metavar="KEY")
+
+    rename = verb(verbs, "rename", "name an agent (or --clear)", "agent.rename", _rename)
+    rename.add_argument("target", metavar="TARGET")
+    rename.add_argument("name", nargs="?", metavar="NAME")
+    rename.add_argument("--clear", action="store_true", help="remove the name")
+
+    focus = verb(verbs, "focus", "focus an agent's pane (marks it seen)", "agent.focus", _target)
+    focus.add_argument("target", metavar="TARGET")
+
+    prompt = verb(
+        verbs, "prompt", "type a prompt and submit it", "agent.prompt", _prompt, held=True
+    )
+    prompt.add_argument("target", metavar="TARGET")
+    prompt.add_argument("text", nargs="+")
+    prompt.add_argument("--wait", action="store_true", help="wait until the agent settles")
+    prompt.add_argument(
+        "--until", action="append", choices=STATUSES, help="status to wait for (repeatable)"
+    )
+    prompt.add_argument("--timeout", type=int, metavar="MS", help="give up after MS ms")
+
+    wait = verb(verbs, "wait", "wait for an agent's status", "agent.wait", _wait, held=True)
+    wait.add_argument("targets", nargs="+", metavar="TARGET")
+    wait.add_argument(
+        "--until", action="append", choices=STATUSES, help="status to wait for (repeatable)"
+    )
+    wait.add_argument("--timeout", type=int, metavar="MS", help="give up after MS ms")
+    wait.add_argument("--any", action="store_true", help="several targets: the first to match")
+    wait.add_argument("--all", action="store_true", help="several targets: all must match")
+
+    start = verbs.add_parser(
+        "start",
+        help="launch an agent in a pane's shell",
+        description="Launch KIND in PANE's shell; arguments after -- go to the agent.",
+    )
+    if isinstance(start, Parser):
+        start.__class__ = _TrailingArgsParser
+    start.add_argument("name", metavar="NAME", help="agent name ([a-z][a-z0-9_-]{0,31})")
+    start.add_argument("--kind", required=True, metavar="KIND", help="agent kind (claude, …)")
+    start.add_argument("--pane", required=True, metavar="PANE", help="pane with an idle shell")
+    start.add_argument("--timeout", type=int, metavar="MS", help="startup timeout (ms)")
+    start.set_defaults(handler=run_start)
+
+    explain = verbs.add_parser(
+        "explain",
+        help="show which detection rule decides an agent's state",
+        description=(
+            "Explain detection for a live agent, or offline for a saved screen with "
+            "--file SCREEN --agent LABEL (no server needed)."
+        ),
+    )
+    explain.add_argument("target", nargs="?", help="agent name or pane id (live mode)")
+    explain.add_argument("--file", metavar="SCREEN", help="screen text file (offline mode)")
+    explain.add_argument("--agent", metavar="LABEL", help="agent label for --file")
+    explain.add_argument("--osc-title", default="", metavar="T", help="OSC title (offline)")
+    explain.add_argument("--osc-progress", default="", metavar="P", help="OSC 9 progress")
+    fmt = explain.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print the explain JSON")
+    fmt.add_argument("--verbose", action="store_true", help="add flags and every rule")
+    explain.set_defaults(handler=_explain)
+
+
+def _explain(args: argparse.Namespace) -> int:
+    from herdr.cli.explain import run_explain
+
+    return run_explain(args)
+
+
+def run_agent_manifests(args: argparse.Namespace) -> int:
+    from herdr.cli.transport import call_and_print
+
+    return call_and_print(args, "server.agent_manifests", {})
+
+
+def run_reload_agent_manifests(args: argparse.Namespace) -> int:
+    from herdr.cli.transport import call_and_print
+
+    return call_and_print(args, "server.reload_agent_manifests", {})

@@ -1,0 +1,464 @@
+"""Live agent state in every pane: one detection task per terminal (detection-spec §8).
+
+The decisions live in pure modules (`runtime.detection_loop` schedules probes and
+screen reads and debounces publishes; `runtime.agent_state` arbitrates screen vs.
+hooks). This module is the I/O around them:
+
+* one asyncio task per terminal sleeps until the loop's next deadline, or until PTY
+  output wakes it (`on_output` is one dict lookup and an ``Event.set`` — no per-byte
+  work; the burst is coalesced by `wake_on_output`);
+* a tick probes the foreground job through /proc, reads the detection text only when
+  the loop asks, and evaluates the active manifest from one server-wide cache;
+* every arbitration `Update` becomes events: ``pane_agent_detected`` (before the first
+  state), ``pane_agent_status_changed`` and ``pane_updated`` when the record moved;
+  tab/workspace rollups are computed from the same state when records are built.
+
+Waiters (``agent wait``, ``agent prompt --wait``, ``agent start``) park on a per-pane
+set of events that every change sets, so nothing polls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from herdr.detect.agents import Agent, parse_agent_label
+from herdr.detect.manifest import DetectionInput, detect
+from herdr.detect.manifest.sources import ManifestCache, ManifestDirs
+from herdr.detect.process import ProcessDetectionMode, parse_process_detection_mode
+from herdr.runtime import agent_state as ast
+from herdr.runtime import detection_loop as dl
+from herdr.runtime.metadata import WorkspaceMetadata
+from herdr.terminal import procfs, views
+
+if TYPE_CHECKING:
+    from herdr.runtime import model as m
+    from herdr.server.panes import PaneHost, Terminal
+
+log = logging.getLogger("herdr.server.agents")
+
+Record = dict[str, Any]
+
+# After a failed tick, detection for that pane resumes this much later.
+ERROR_RETRY_MS = 1000
+
+
+def now_ms() -> int:
+    """The clock every decision module uses: integer ms of a monotonic clock."""
+    return time.monotonic_ns() // 1_000_000
+
+
+@dataclass(eq=False)
+class PaneAgent:
+    """Detection and arbitration state of one terminal, plus its driver task."""
+
+    term: Terminal
+    st: ast.TerminalAgentState
+    loop: dl.LoopState
+    deadline: int | None
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    output: bool = False
+    task: asyncio.Task[None] | None = None
+    waiters: set[asyncio.Event] = field(default_factory=set)
+    state_change_seq: int = 0
+    # Bumped whenever the occupying agent changes: waits pin to one occupant.
+    occupant: int = 0
+    launch_pending: bool = False
+    interactive_ready: bool = False
+    closed: bool = False
+
+    @property
+    def terminal_id(self) -> str:
+        return self.term.terminal_id
+
+    def notify(self) -> None:
+        for waiter in self.waiters:
+            waiter.set()
+
+
+class AgentRuntime:
+    """Every pane's agent state; owned by the `PaneHost`."""
+
+    def __init__(self, host: PaneHost) -> None:
+        self.host = host
+        self.core = host.core
+        self.manifests = ManifestCache(ManifestDirs.from_env(host.env))
+        mode, _warning = parse_process_detection_mode(host.env.get("HERDR_PROCESS_DETECTION"))
+        self.mode: ProcessDetectionMode = mode
+        self.panes: dict[str, PaneAgent] = {}
+        self.workspace_meta: dict[str, WorkspaceMetadata] = {}
+        self.pending_names: set[str] = set()  # names reserved by launches in flight
+        self._seq = 0
+        self.core.on_tab_viewed = self.tab_viewed
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    def attach(self, term: Terminal) -> PaneAgent:
+        """Start detection for a freshly spawned terminal."""
+        now = now_ms()
+        loop_state = dl.new_loop_state(now)
+        pa = PaneAgent(term, ast.TerminalAgentState(), loop_state, dl.next_deadline(loop_state))
+        self.panes[term.terminal_id] = pa
+        pa.task = asyncio.get_running_loop().create_task(
+            self._drive(pa), name=f"agent-detect-{term.terminal_id}"
+        )
+        return pa
+
+    def on_output(self, term: Terminal) -> None:
+        """PTY output arrived (hot path: one lookup, one flag, one set)."""
+        pa = self.panes.get(term.terminal_id)
+        if pa is not None:
+            pa.output = True
+            pa.wake.set()
+
+    def on_exit(self, term: Terminal) -> None:
+        """The pane's child exited: publish idle + exit for its agent, then stop."""
+        pa = self.panes.get(term.terminal_id)
+        if pa is None:
+            return
+        update = ast.apply_pty_exit(
+            pa.st,
+            now=now_ms(),
+            viewed=self._viewed(pa),
+            launch_pending=pa.launch_pending,
+        )
+        if update is not None:
+            self._publish(pa, update)
+        self.detach(term.terminal_id)
+
+    def detach(self, terminal_id: str) -> None:
+        """The terminal is gone (pane closed, process exited): stop its task."""
+        pa = self.panes.pop(terminal_id, None)
+        if pa is None:
+            return
+        pa.closed = True
+        pa.occupant += 1
+        if pa.task is not None:
+            pa.task.cancel()
+        pa.notify()
+
+    async def shutdown(self) -> None:
+        tasks = [pa.task for pa in self.panes.values() if pa.task is not None]
+        for terminal_id in list(self.panes):
+            self.detach(terminal_id)
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    # -- the driver ------------------------------------------------------------------
+
+    async def _drive(self, pa: PaneAgent) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while not pa.closed:
+                due = self._next_due(pa)
+                handle: asyncio.TimerHandle | None = None
+                if not pa.wake.is_set():
+                    if due is not None:
+                        handle = loop.call_later(max(0.0, (due - now_ms()) / 1000), pa.wake.set)
+                    await pa.wake.wait()
+                if handle is not None:
+                    handle.cancel()
+                pa.wake.clear()
+                if pa.closed:
+                    return
+                now = now_ms()
+                if pa.output:
+                    pa.output = False
+                    pa.deadline = dl.wake_on_output(pa.loop, pa.deadline, now)
+                meta_due = ast.next_metadata_deadline(pa.st)
+                if meta_due is not None and meta_due <= now:
+                    self._publish(pa, self._expire(pa, now))
+                if pa.deadline is not None and pa.deadline <= now:
+                    try:
+                        self._tick(pa, now)
+                    except Exception:
+                        # One bad tick (a vanished process, a closed emulator) must not
+                        # end detection for the pane: log it and try again later.
+                        log.exception("agent detection tick for %s failed", pa.terminal_id)
+                        pa.deadline = now + ERROR_RETRY_MS
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("agent detection for %s failed", pa.terminal_id)
+
+    def _next_due(self, pa: PaneAgent) -> int | None:
+        candidates = [d for d in (pa.deadline, ast.next_metadata_deadline(pa.st)) if d is not None]
+        return min(candidates, default=None)
+
+    def _expire(self, pa: PaneAgent, now: int) -> ast.Update:
+        return ast.expire_metadata(
+            pa.st, now=now, viewed=self._viewed(pa), launch_pending=pa.launch_pending
+        )
+
+    def _tick(self, pa: PaneAgent, now: int) -> None:
+        term = self.host.terminals.get(pa.terminal_id)
+        pty = term.pty if term is not None else None
+        if term is None or pty is None or term.exit_status is not None or pty.process.closed:
+            pa.deadline = None
+            return
+        shell_pid, fd = pty.pid, pty.process.fd
+        fg = procfs.foreground_pgid(shell_pid, fd)
+        pa.loop, decision = dl.run_tick(
+            pa.loop,
+            now,
+            foreground_pgid=fg,
+            content_seq=term.emulator.content_seq,
+            probe=lambda: self._probe(shell_pid, fd),
+            screen=lambda agent: self._screen(term, agent),
+        )
+        if decision.clear_osc:
+            term.emulator.osc.clear_retained()
+        for event in decision.events:
+            self._apply_event(pa, event)
+        pa.deadline = dl.next_deadline(pa.loop)
+
+    def _probe(self, shell_pid: int, fd: int) -> dl.ProbeResult:
+        found = procfs.probe_foreground(shell_pid, master_fd=fd, mode=self.mode)
+        return dl.ProbeResult(found.agent, found.process_group_id, found.foreground_is_pane_shell)
+
+    def manifest_for(self, agent: Agent) -> Any:
+        loaded = self.manifests.get(agent)
+        return loaded.manifest if loaded is not None else None
+
+    def _screen(self, term: Terminal, agent: Agent) -> dl.ScreenResult:
+        emu = term.emulator
+        if emu.closed:
+            return dl.ScreenResult(True)
+        text = views.detection_text(emu)
+        manifest = self.manifest_for(agent)
+        without = detect(True, manifest, DetectionInput(text))
+        if without.skip_state_update:
+            return dl.ScreenResult(True)
+        with_osc = detect(True, manifest, DetectionInput(text, emu.osc.title, emu.osc.progress))
+        return dl.screen_result(without, with_osc)
+
+    def _apply_event(self, pa: PaneAgent, event: dl.LoopEvent) -> None:
+        viewed = self._viewed(pa)
+        if isinstance(event, dl.AgentProcessDetected):
+            update = ast.apply_process_detected(
+                pa.st, event.agent, at=event.at, viewed=viewed, launch_pending=pa.launch_pending
+            )
+        else:
+            update = ast.apply_detection(
+                pa.st,
+                event.agent,
+                ast.parse_state(event.state),
+                visible_blocker=event.visible_blocker,
+                visible_working=event.visible_working,
+                process_exited=event.process_exited,
+                at=event.observed_at,
+                viewed=viewed,
+                launch_pending=pa.launch_pending,
+            )
+        self._publish(pa, update)
+
+    # -- publishing ------------------------------------------------------------------
+
+    def loc_of(self, pa: PaneAgent) -> m.PaneLoc | None:
+        return self.host.session.find_terminal(pa.terminal_id)
+
+    def _viewed(self, pa: PaneAgent) -> bool:
+        loc = self.loc_of(pa)
+        return loc is not None and self.core.pane_viewed(loc.pane_id)
+
+    def apply(self, pa: PaneAgent, change: Callable[[bool, bool], ast.Update]) -> ast.Update:
+        """Run one arbitration call (given ``viewed``, ``launch_pending``) and publish."""
+        update = change(self._viewed(pa), pa.launch_pending)
+        self._publish(pa, update)
+        return update
+
+    def _publish(self, pa: PaneAgent, update: ast.Update) -> None:
+        """Turn an arbitration `Update` into loop pushes and events (detection-spec §9)."""
+        now = now_ms()
+        if update.full_lifecycle_active != pa.loop.full_lifecycle_active:
+            pa.loop = dl.set_full_lifecycle_active(pa.loop, update.full_lifecycle_active, now)
+            pa.deadline = dl.next_deadline(pa.loop)
+            pa.wake.set()
+        if update.agent_released and update.previous.label is not None:
+            released = parse_agent_label(update.previous.label)
+            if released is not None:
+                pa.loop = dl.begin_graceful_release(pa.loop, released, now)
+                pa.deadline = dl.next_deadline(pa.loop)
+                pa.wake.set()
+        if update.previous.label != update.current.label or update.agent_released:
+            pa.occupant += 1
+            pa.interactive_ready = False
+        if update.state_changed:
+            self._seq += 1
+            pa.state_change_seq = self._seq
+        if update.current.label is not None and update.current.state == ast.IDLE:
+            pa.interactive_ready = True
+        loc = self.loc_of(pa)
+        if loc is not None:
+            self._emit(loc, pa, update)
+        pa.notify()
+
+    def _emit(self, loc: m.PaneLoc, pa: PaneAgent, update: ast.Update) -> None:
+        host = self.host
+        if update.agent_changed:
+            data: Record = {
+                "pane_id": loc.pane_id,
+                "workspace_id": loc.workspace_id,
+                "agent": update.current.label,
+            }
+            if update.agent_released:
+                data["released"] = True
+                data["agent"] = update.previous.label
+                data["final_status"] = update.final_status
+            host.emit("pane_agent_detected", data)
+        if update.status_changed:
+            self._emit_status(loc, pa)
+        if update.status_changed or update.tokens_changed or update.name_changed:
+            host.emit("pane_updated", {"pane": host.pane_record(loc)})
+
+    def _emit_status(self, loc: m.PaneLoc, pa: PaneAgent) -> None:
+        data: Record = {
+            "pane_id": loc.pane_id,
+            "workspace_id": loc.workspace_id,
+            "agent_status": ast.pane_status(pa.st),
+        }
+        data.update(self._presentation_fields(pa, with_agent=True))
+        self.host.emit("pane_agent_status_changed", data)
+
+    # -- seen ------------------------------------------------------------------------
+
+    def mark_seen(self, pa: PaneAgent) -> None:
+        if ast.mark_seen(pa.st):
+            loc = self.loc_of(pa)
+            if loc is not None:
+                self._emit_status(loc, pa)
+                self.host.emit("pane_updated", {"pane": self.host.pane_record(loc)})
+            pa.notify()
+
+    def mark_tab_seen(self, tab: m.Tab) -> None:
+        for pane in tab.panes.values():
+            pa = self.panes.get(pane.terminal_id)
+            if pa is not None:
+                self.mark_seen(pa)
+
+    def tab_viewed(self, workspace_id: str, tab_id: str) -> None:
+        """An attached client shows this tab: its panes count as seen."""
+        try:
+            _ws, tab = self.host.session.tab(tab_id)
+        except Exception:
+            return
+        del workspace_id
+        self.mark_tab_seen(tab)
+
+    # -- records ---------------------------------------------------------------------
+
+    def for_pane(self, pane: m.Pane) -> PaneAgent | None:
+        return self.panes.get(pane.terminal_id)
+
+    def status_of(self, pane: m.Pane) -> ast.Status:
+        pa = self.panes.get(pane.terminal_id)
+        return ast.pane_status(pa.st) if pa is not None else ast.UNKNOWN
+
+    def _presentation_fields(self, pa: PaneAgent, *, with_agent: bool) -> Record:
+        out: Record = {}
+        st = pa.st
+        if with_agent and st.label is not None:
+            out["agent"] = st.label
+        pres = st.presentation
+        if pres.display_agent is not None:
+            out["display_agent"] = pres.display_agent
+        if pres.title is not None:
+            out["title"] = pres.title
+        if pres.state_labels:
+            out["state_labels"] = pres.labels()
+        return out
+
+    def pane_fields(self, terminal_id: str) -> tuple[ast.Status, Record]:
+        """``agent_status`` and the agent part of a PaneInfo record."""
+        pa = self.panes.get(terminal_id)
+        if pa is None:
+            return ast.UNKNOWN, {}
+        extra = self._presentation_fields(pa, with_agent=True)
+        tokens = ast.token_values(pa.st)
+        if tokens:
+            extra["tokens"] = dict(tokens)
+        session = ast.session_identity(pa.st)
+        if session is not None:
+            extra["agent_session"] = {
+                "source": session.source,
+                "agent": session.agent,
+                "kind": session.ref.kind,
+                "value": session.ref.value,
+            }
+        return ast.pane_status(pa.st), extra
+
+    def agent_record(self, loc: m.PaneLoc) -> Record:
+        """AgentInfo: PaneInfo minus label/scroll, plus name and state bookkeeping."""
+        record = dict(self.host.pane_record(loc))
+        record.pop("label", None)
+        record.pop("scroll", None)
+        pa = self.panes.get(loc.pane.terminal_id)
+        if pa is not None:
+            if pa.st.agent_name is not None:
+                record["name"] = pa.st.agent_name
+            record["state_change_seq"] = pa.state_change_seq
+            record["interactive_ready"] = pa.interactive_ready
+            record["launch_pending"] = pa.launch_pending
+            record["screen_detection_skipped"] = ast.full_lifecycle_active(pa.st)
+        else:
+            record["state_change_seq"] = 0
+        return record
+
+    def workspace_tokens(self, workspace_id: str) -> dict[str, str]:
+        meta = self.workspace_meta.get(workspace_id)
+        if meta is None:
+            return {}
+        meta.tokens.expire(now_ms())
+        return dict(meta.tokens.values())
+
+    # -- agents as targets -------------------------------------------------------------
+
+    def agent_panes(self) -> list[tuple[m.PaneLoc, PaneAgent]]:
+        out = []
+        for loc in self.host.session.iter_panes():
+            pa = self.panes.get(loc.pane.terminal_id)
+            if pa is not None and ast.is_agent_terminal(pa.st):
+                out.append((loc, pa))
+        return out
+
+    def names(self, *, exclude: PaneAgent | None = None) -> Iterable[str]:
+        for pa in self.panes.values():
+            if pa is not exclude and pa.st.agent_name is not None:
+                yield pa.st.agent_name
+
+    # -- manifests -------------------------------------------------------------------
+
+    def reset_loops(self) -> None:
+        """After a manifest reload every pane's detection starts over (§7.6)."""
+        now = now_ms()
+        for pa in self.panes.values():
+            pa.loop = dl.reset(pa.loop, now)
+            pa.deadline = dl.next_deadline(pa.loop)
+            pa.wake.set()
+
+    # -- waiting ---------------------------------------------------------------------
+
+    async def wait_change(self, pas: Iterable[PaneAgent], timeout_s: float | None) -> bool:
+        """Sleep until one of ``pas`` changes; False when ``timeout_s`` passed first."""
+        event = asyncio.Event()
+        targets = list(pas)
+        for pa in targets:
+            pa.waiters.add(event)
+        try:
+            if timeout_s is None:
+                await event.wait()
+                return True
+            if timeout_s <= 0:
+                return False
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), timeout_s)
+                return True
+            return False
+        finally:
+            for pa in targets:
+                pa.waiters.discard(event)

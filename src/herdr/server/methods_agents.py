@@ -1,0 +1,511 @@
+"""``agent.*`` methods and the manifest methods of ``server.*`` (herdr-spec §3.2, §3.3).
+
+Targets are resolved once (a live agent name, or the pane id hosting an agent) and
+waits are pinned to that occupant: if it exits, is released or replaced, the wait
+ends with ``agent_not_running``. Waits sleep on the pane's change events, never poll.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import tomllib
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from herdr.api import protocol
+from herdr.detect.manifest import DetectionInput, evaluate, explain_dict
+from herdr.detect.manifest.sources import read_update_status
+from herdr.runtime import agent_state as ast
+from herdr.runtime import agents as ra
+from herdr.runtime import model as m
+from herdr.server import methods_io as io
+from herdr.server.agents import AgentRuntime, PaneAgent
+from herdr.server.core import ApiError, Call, Result
+from herdr.server.dispatch import Handler
+from herdr.server.keys import paste
+from herdr.terminal import procfs, views
+from herdr.terminal.pty import PtyClosed, PtyWriteOverflow
+
+
+def _api_error(exc: ra.AgentError) -> ApiError:
+    return ApiError(exc.code, exc.message)
+
+
+def _sync(fn: Callable[[Call], Result]) -> Handler:
+    def run(call: Call) -> Result:
+        try:
+            return fn(call)
+        except ra.AgentError as exc:
+            raise _api_error(exc) from None
+
+    return run
+
+
+def _async(fn: Callable[[Call], Awaitable[Result]]) -> Handler:
+    async def run(call: Call) -> Result:
+        try:
+            return await fn(call)
+        except ra.AgentError as exc:
+            raise _api_error(exc) from None
+
+    return run
+
+
+def _rt(call: Call) -> AgentRuntime:
+    return call.core.panes.agents
+
+
+def resolve(call: Call, target: str) -> tuple[m.PaneLoc, PaneAgent]:
+    host = call.core.panes
+    rt = host.agents
+    candidates = []
+    for loc in host.session.iter_panes():
+        pa = rt.for_pane(loc.pane)
+        if pa is not None:
+            is_agent = ast.is_agent_terminal(pa.st)
+            candidates.append(ra.Candidate(loc.pane_id, (), pa.st.agent_name, is_agent))
+    pane_id = ra.resolve_target(target, candidates, host.resolve_pane(target))
+    loc = host.session.pane(pane_id)
+    pa = rt.for_pane(loc.pane)
+    if pa is None:
+        raise ra.AgentError(ra.AGENT_NOT_FOUND, f"no agent {target!r}")
+    return loc, pa
+
+
+def _info(call: Call, loc: m.PaneLoc) -> Result:
+    return {"type": "agent_info", "agent": _rt(call).agent_record(loc)}
+
+
+def _sub_call(call: Call, params: dict[str, Any]) -> Call:
+    return Call(call.id, call.method, params, call.core, call.conn)
+
+
+# --- reads and input ----------------------------------------------------------------
+
+
+def agent_list(call: Call) -> Result:
+    rt = _rt(call)
+    return {"type": "agent_list", "agents": [rt.agent_record(loc) for loc, _ in rt.agent_panes()]}
+
+
+def agent_get(call: Call) -> Result:
+    loc, _pa = resolve(call, call.params["target"])
+    return _info(call, loc)
+
+
+def agent_read(call: Call) -> Result:
+    loc, _pa = resolve(call, call.params["target"])
+    params = {k: v for k, v in call.params.items() if k != "target"}
+    params["pane_id"] = loc.pane_id
+    return io.pane_read(_sub_call(call, params))
+
+
+def agent_send_keys(call: Call) -> Result:
+    loc, _pa = resolve(call, call.params["target"])
+    return io.pane_send_keys(_sub_call(call, {"pane_id": loc.pane_id, "keys": call.params["keys"]}))
+
+
+def agent_rename(call: Call) -> Result:
+    loc, pa = resolve(call, call.params["target"])
+    rt = _rt(call)
+    name = call.params.get("name")
+    if name is not None:
+        ra.check_name(name)
+        ra.check_name_free(name, rt.names(exclude=pa))
+    if pa.st.agent_name != name:
+        ast.set_agent_name(pa.st, name)
+        call.core.panes.emit("pane_updated", {"pane": call.core.panes.pane_record(loc)})
+    return _info(call, loc)
+
+
+def agent_focus(call: Call) -> Result:
+    loc, _pa = resolve(call, call.params["target"])
+    host = call.core.panes
+    before = host.session.focused_ids()
+    loc = host.session.focus_pane(loc.pane_id)
+    host.agents.mark_tab_seen(loc.tab)
+    host.emit_focus_changes(before)
+    return _info(call, loc)
+
+
+# --- explain ------------------------------------------------------------------------
+
+
+def agent_explain(call: Call) -> Result:
+    loc, pa = resolve(call, call.params["target"])
+    rt = _rt(call)
+    st = pa.st
+    if ast.full_lifecycle_active(st):
+        doc: dict[str, object] = explain_dict(
+            agent=ast.effective_label(st) or "unknown",
+            evaluation=None,
+            manifest=None,
+            manifest_source=None,
+            cached_remote_version=None,
+            local_override_shadowing_remote=False,
+            remote_update_status=None,
+            remote_update_error=None,
+            warning=None,
+        )
+        doc["state"] = ast.effective_state(st)
+        doc["fallback_reason"] = None
+        doc["screen_detection_skipped"] = True
+        doc["screen_detection_skip_reason"] = "full_lifecycle_hook_authority"
+        return {"type": "agent_explain", "explain": doc}
+    agent = ast.effective_known_agent(st) or st.detected_agent
+    term = call.core.panes.terminal(loc)
+    if agent is None or term is None or term.emulator.closed:
+        raise ApiError(ra.AGENT_EXPLAIN_UNAVAILABLE, "no known agent to explain in this pane")
+    emu = term.emulator
+    loaded = rt.manifests.get(agent)
+    manifest = loaded.manifest if loaded is not None else None
+    inp = DetectionInput(views.detection_text(emu), emu.osc.title, emu.osc.progress)
+    status = read_update_status(rt.manifests.dirs.status_file).get(agent.label)
+    doc = explain_dict(
+        agent=agent.label,
+        evaluation=evaluate(manifest, inp),
+        manifest=manifest,
+        manifest_source=loaded.source_display if loaded is not None else None,
+        cached_remote_version=loaded.cached_remote_version if loaded is not None else None,
+        local_override_shadowing_remote=(
+            loaded.local_override_shadowing_remote if loaded is not None else False
+        ),
+        remote_update_status=status.last_result if status is not None else None,
+        remote_update_error=status.last_error if status is not None else None,
+        warning=loaded.warning if loaded is not None else None,
+    )
+    return {"type": "agent_explain", "explain": doc}
+
+
+# --- waiting ------------------------------------------------------------------------
+
+
+# A wait's pin: the pane's agent state, its occupant then, and the pane id it had.
+Pin = tuple[PaneAgent, int, str]
+
+
+def _pin(loc: m.PaneLoc, pa: PaneAgent) -> Pin:
+    return pa, pa.occupant, loc.pane_id
+
+
+def _check_running(rt: AgentRuntime, pin: Pin) -> None:
+    """The pinned occupant is still there: not exited, released, replaced or moved."""
+    pa, occupant, pane_id = pin
+    loc = rt.loc_of(pa)
+    gone = pa.closed or pa.occupant != occupant or not ast.is_agent_terminal(pa.st)
+    if gone or loc is None or loc.pane_id != pane_id:
+        raise ra.AgentError(ra.AGENT_NOT_RUNNING, "the agent is no longer running")
+
+
+async def _wait_for(
+    rt: AgentRuntime,
+    pins: list[Pin],
+    ready: Callable[[], bool],
+    timeout_s: float | None,
+    watch: list[PaneAgent] | None = None,
+) -> bool:
+    """Sleep on change events until ``ready()``; False on timeout; pinned occupants."""
+    loop = asyncio.get_running_loop()
+    deadline = None if timeout_s is None else loop.time() + timeout_s
+    while True:
+        for pin in pins:
+            _check_running(rt, pin)
+        if ready():
+            return True
+        remaining = None if deadline is None else deadline - loop.time()
+        if remaining is not None and remaining <= 0:
+            return False
+        await rt.wait_change([pin[0] for pin in pins] + (watch or []), remaining)
+
+
+def _timeout_s(timeout_ms: int | None) -> float | None:
+    return None if timeout_ms is None else timeout_ms / 1000
+
+
+def _timed_out(what: str) -> ApiError:
+    return ApiError(ra.TIMEOUT, f"timed out waiting for {what}")
+
+
+async def agent_wait(call: Call) -> Result:
+    p = call.params
+    rt = _rt(call)
+    until = ra.until_set(p.get("until"))
+    targets = p.get("targets")
+    if not isinstance(targets, list) or not targets:
+        targets = [p["target"]]
+    if not all(isinstance(t, str) for t in targets):
+        raise ApiError(protocol.INVALID_PARAMS, "targets must be strings")
+    mode = p.get("mode", "any")
+    if mode not in ("any", "all"):
+        raise ApiError(protocol.INVALID_PARAMS, "mode must be any or all")
+    resolved = {t: resolve(call, t) for t in targets}
+    pinned = [_pin(loc, pa) for loc, pa in resolved.values()]
+    outcome = ra.WaitOutcome(False, ())
+
+    def ready() -> bool:
+        nonlocal outcome
+        statuses = {t: ast.pane_status(pa.st) for t, (_loc, pa) in resolved.items()}
+        outcome = ra.combine(statuses, until, mode)
+        return outcome.done
+
+    if not await _wait_for(rt, pinned, ready, _timeout_s(p.get("timeout_ms"))):
+        raise _timed_out("the agent status")
+    if len(targets) == 1:
+        return _info(call, resolved[targets[0]][0])
+    if mode == "all":
+        return {
+            "type": "agent_list",
+            "agents": [rt.agent_record(loc) for loc, _pa in resolved.values()],
+        }
+    first = outcome.matched[0]
+    result = _info(call, resolved[first][0])
+    result["matched_target"] = first
+    return result
+
+
+# --- prompt -------------------------------------------------------------------------
+
+
+def _write(call: Call, loc: m.PaneLoc, data: bytes, code: str) -> None:
+    term = call.core.panes.terminal(loc)
+    try:
+        if term is None:
+            raise PtyClosed("no terminal")
+        term.write(data)
+    except (PtyClosed, PtyWriteOverflow, OSError) as exc:
+        raise ApiError(code, f"could not type into pane {loc.pane_id}: {exc}") from None
+
+
+async def agent_prompt(call: Call) -> Result:
+    p = call.params
+    rt = _rt(call)
+    loc, pa = resolve(call, p["target"])
+    wait = p.get("wait")
+    until = ra.until_set(wait.get("until")) if isinstance(wait, dict) else ra.DEFAULT_UNTIL
+    timeout_ms = wait.get("timeout_ms") if isinstance(wait, dict) else None
+    status = ast.pane_status(pa.st)
+    ra.check_promptable(status)
+    term = call.core.panes.terminal(loc)
+    bracketed = term is not None and term.emulator.input_modes().bracketed_paste
+    pin, seq0 = _pin(loc, pa), pa.state_change_seq
+    loop = asyncio.get_running_loop()
+    started_at = loop.time()
+    _write(call, loc, paste(p["text"], bracketed=bracketed), "pane_input_failed")
+    stages = [ra.STAGE_TYPED]
+    await asyncio.sleep(ra.PROMPT_ENTER_DELAY_MS / 1000)
+    _check_running(rt, pin)
+    _write(call, loc, b"\r", "pane_input_failed")
+    stages.append(ra.STAGE_SUBMITTED)
+    pinned = [pin]
+    if not isinstance(wait, dict):
+        return {**_info(call, loc), "type": "agent_prompted", "delivery": stages}
+    if status != "working":
+        budget_ms, code = ra.prompt_stall_budget(timeout_ms)
+        started = await _wait_for(rt, pinned, lambda: pa.state_change_seq != seq0, budget_ms / 1000)
+        if not started:
+            raise ApiError(code, "the agent did not start a turn after the prompt")
+    if pa.state_change_seq != seq0:
+        stages.append(ra.STAGE_TURN_STARTED)
+    remaining = None
+    if timeout_ms is not None:
+        remaining = timeout_ms / 1000 - (loop.time() - started_at)
+    if not await _wait_for(
+        rt, pinned, lambda: ra.satisfied(ast.pane_status(pa.st), until), remaining
+    ):
+        raise _timed_out("the agent to settle")
+    return {**_info(call, loc), "type": "agent_prompted", "delivery": stages}
+
+
+# --- start --------------------------------------------------------------------------
+
+
+async def agent_start(call: Call) -> Result:
+    p = call.params
+    host = call.core.panes
+    rt = host.agents
+    name = ra.check_name(p["name"])
+    agent = ra.check_kind(p["kind"])
+    timeout_ms = ra.check_start_timeout(p.get("timeout_ms"))
+    args = ra.check_args(p.get("args") or [])
+    ra.check_name_free(name, [*rt.names(), *rt.pending_names])
+    try:
+        loc = host.session.pane(p["pane_id"])
+    except m.ModelError:
+        raise ApiError(ra.AGENT_PANE_NOT_FOUND, f"no pane {p['pane_id']!r}") from None
+    pa = rt.for_pane(loc.pane)
+    term = host.terminal(loc)
+    if pa is None or term is None or term.pty is None or term.exit_status is not None:
+        raise ApiError(ra.AGENT_PANE_UNAVAILABLE, f"pane {loc.pane_id} has no running shell")
+    probe = procfs.probe_foreground(term.pty.pid, master_fd=term.pty.process.fd, mode=rt.mode)
+    ra.check_start_pane(
+        ra.StartCheck(
+            has_command=loc.pane.command is not None,
+            has_agent=ast.is_agent_terminal(pa.st),
+            launch_pending=pa.launch_pending,
+            shell_in_foreground=probe.foreground_is_pane_shell,
+        )
+    )
+    argv = ra.start_argv(agent, args)
+    pa.launch_pending = True
+    rt.pending_names.add(name)
+    named = False
+    try:
+        _write(call, loc, (ra.command_line(argv) + "\r").encode(), ra.AGENT_START_INPUT_FAILED)
+
+        def arrived() -> bool:
+            return pa.st.label == agent.label
+
+        def settled() -> bool:
+            return pa.interactive_ready or ast.pane_status(pa.st) == "blocked"
+
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        if not await _wait_for(
+            rt, [], lambda: arrived() or pa.closed, timeout_ms / 1000, watch=[pa]
+        ):
+            raise _timed_out(f"{agent.label} to start")
+        if pa.closed:
+            raise ApiError(ra.AGENT_NOT_RUNNING, "the pane closed while the agent started")
+        ast.set_agent_name(pa.st, name)
+        named = True
+        host.emit("pane_updated", {"pane": host.pane_record(loc)})
+        remaining = timeout_ms / 1000 - (loop.time() - began)
+        if not await _wait_for(rt, [_pin(loc, pa)], settled, remaining):
+            raise _timed_out(f"{agent.label} to become ready")
+        if ast.pane_status(pa.st) == "blocked":
+            raise ApiError(ra.AGENT_NOT_READY, f"{agent.label} is blocked at startup")
+    except BaseException:
+        if not named:
+            with contextlib.suppress(Exception):
+                ast.set_agent_name(pa.st, None)
+        raise
+    finally:
+        pa.launch_pending = False
+        rt.pending_names.discard(name)
+    return {"type": "agent_started", "agent": rt.agent_record(loc), "argv": argv}
+
+
+# --- manifests ----------------------------------------------------------------------
+
+
+def _status_file(rt: AgentRuntime) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(rt.manifests.dirs.status_file.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}
+    return data
+
+
+def manifest_infos(rt: AgentRuntime) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    raw = _status_file(rt)
+    agents_raw = raw.get("agents")
+    per_agent = agents_raw if isinstance(agents_raw, dict) else {}
+    infos = []
+    for agent, loaded in rt.manifests.all().items():
+        entry = per_agent.get(agent.label)
+        entry = entry if isinstance(entry, dict) else {}
+        checked = entry.get("last_checked_unix")
+        result = entry.get("last_result")
+        error = entry.get("last_error")
+        infos.append(
+            {
+                "agent": agent.label,
+                "source": loaded.source_display,
+                "source_kind": loaded.source_kind,
+                "active_version": loaded.active_version,
+                "cached_remote_version": loaded.cached_remote_version,
+                "local_override_shadowing_remote": loaded.local_override_shadowing_remote,
+                "remote_update_result": result if isinstance(result, str) else None,
+                "remote_update_error": error if isinstance(error, str) else None,
+                "remote_last_checked_unix": checked if isinstance(checked, int) else None,
+                "warning": loaded.warning,
+            }
+        )
+    overall: dict[str, Any] = {}
+    last_check = raw.get("last_check_unix")
+    if isinstance(last_check, int) and last_check >= 0:
+        overall["last_check_unix"] = last_check
+    last_result = raw.get("last_result")
+    if isinstance(last_result, str):
+        overall["last_result"] = last_result
+    return infos, overall
+
+
+def server_agent_manifests(call: Call) -> Result:
+    infos, overall = manifest_infos(_rt(call))
+    return {"type": "agent_manifest_status", **overall, "manifests": infos}
+
+
+async def server_reload_agent_manifests(call: Call) -> Result:
+    rt = _rt(call)
+    await asyncio.to_thread(rt.manifests.reload)
+    rt.reset_loops()
+    infos, _overall = manifest_infos(rt)
+    return {"type": "agent_manifest_reload", "manifests": infos}
+
+
+# --- focus marks seen ---------------------------------------------------------------
+
+
+def tab_focus_marks_seen(handler: Handler) -> Handler:
+    """``tab.focus``: the tab's panes count as seen (API reads never do)."""
+
+    def run(call: Call) -> Any:
+        _ws, tab = call.core.panes.session.tab(call.params["tab_id"])
+        call.core.panes.agents.mark_tab_seen(tab)
+        return handler(call)
+
+    return run
+
+
+def pane_focus_marks_seen(handler: Handler) -> Handler:
+    """``pane.focus`` focuses the pane's tab: its panes count as seen."""
+
+    def run(call: Call) -> Any:
+        loc = call.core.panes.session.pane(call.params["pane_id"])
+        call.core.panes.agents.mark_tab_seen(loc.tab)
+        return handler(call)
+
+    return run
+
+
+def pane_move_ends_waits(handler: Handler) -> Handler:
+    """``pane.move`` gives the pane a new id: waits pinned to the old one end."""
+
+    def run(call: Call) -> Any:
+        result = handler(call)
+        for pa in list(call.core.panes.agents.panes.values()):
+            pa.notify()
+        return result
+
+    return run
+
+
+def snapshot_with_agents(handler: Handler) -> Handler:
+    """``session.snapshot`` lists the live agents (AgentInfo records)."""
+
+    def run(call: Call) -> Any:
+        result = handler(call)
+        if isinstance(result, dict) and isinstance(result.get("snapshot"), dict):
+            rt = call.core.panes.agents
+            result["snapshot"]["agents"] = [rt.agent_record(loc) for loc, _ in rt.agent_panes()]
+        return result
+
+    return run
+
+
+AGENT_METHODS: dict[str, Handler] = {
+    "agent.list": _sync(agent_list),
+    "agent.get": _sync(agent_get),
+    "agent.read": _sync(agent_read),
+    "agent.send_keys": _sync(agent_send_keys),
+    "agent.rename": _sync(agent_rename),
+    "agent.focus": _sync(agent_focus),
+    "agent.explain": _sync(agent_explain),
+    "agent.wait": _async(agent_wait),
+    "agent.prompt": _async(agent_prompt),
+    "agent.start": _async(agent_start),
+    "server.agent_manifests": server_agent_manifests,
+    "server.reload_agent_manifests": server_reload_agent_manifests,
+}

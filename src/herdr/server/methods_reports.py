@@ -1,0 +1,183 @@
+"""Hook reports: agent state, session identity, release/clear and metadata (§3.2, §3.4).
+
+Each handler resolves the pane, lets the pure arbitration validate and apply the
+report, and publishes what changed. Every validation rule answers with its own code
+(``invalid_agent``, ``invalid_metadata_*``, ``metadata_token_limit``, …); an ignored
+report (stale ``seq``, a guard) still answers ``ok``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from herdr.runtime import agent_state as ast
+from herdr.runtime import metadata as md
+from herdr.runtime import model as m
+from herdr.server.agents import AgentRuntime, PaneAgent, now_ms
+from herdr.server.core import ApiError, Call, Result
+
+OK: Result = {"type": "ok"}
+
+
+def _runtime(call: Call) -> AgentRuntime:
+    return call.core.panes.agents
+
+
+def _pane_agent(call: Call) -> tuple[m.PaneLoc, PaneAgent]:
+    host = call.core.panes
+    loc = host.session.pane(call.params["pane_id"])
+    pa = host.agents.for_pane(loc.pane)
+    if pa is None:
+        raise ApiError("pane_not_found", f"pane {loc.pane_id} has no running terminal")
+    return loc, pa
+
+
+def _run(call: Call, change: Callable[[PaneAgent, int, bool, bool], ast.Update]) -> Result:
+    _loc, pa = _pane_agent(call)
+    now = now_ms()
+    try:
+        _runtime(call).apply(pa, lambda viewed, pending: change(pa, now, viewed, pending))
+    except md.ReportError as exc:
+        raise ApiError(exc.code, exc.message) from None
+    return OK
+
+
+def pane_report_agent(call: Call) -> Result:
+    p = call.params
+    return _run(
+        call,
+        lambda pa, now, viewed, pending: ast.report_agent(
+            pa.st,
+            source=p["source"],
+            agent=p["agent"],
+            state=p["state"],
+            message=p.get("message"),
+            seq=p.get("seq"),
+            session_id=p.get("agent_session_id"),
+            session_path=p.get("agent_session_path"),
+            now=now,
+            viewed=viewed,
+            launch_pending=pending,
+        ),
+    )
+
+
+def pane_report_agent_session(call: Call) -> Result:
+    p = call.params
+    return _run(
+        call,
+        lambda pa, now, viewed, pending: ast.report_agent_session(
+            pa.st,
+            source=p["source"],
+            agent=p["agent"],
+            seq=p.get("seq"),
+            session_id=p.get("agent_session_id"),
+            session_path=p.get("agent_session_path"),
+            session_start_source=p.get("session_start_source"),
+            now=now,
+            viewed=viewed,
+            launch_pending=pending,
+        ),
+    )
+
+
+def pane_release_agent(call: Call) -> Result:
+    p = call.params
+    return _run(
+        call,
+        lambda pa, now, viewed, pending: ast.release_agent(
+            pa.st,
+            source=p["source"],
+            agent=p["agent"],
+            seq=p.get("seq"),
+            now=now,
+            viewed=viewed,
+            launch_pending=pending,
+        ),
+    )
+
+
+def pane_clear_agent_authority(call: Call) -> Result:
+    p = call.params
+    return _run(
+        call,
+        lambda pa, now, viewed, pending: ast.clear_authority(
+            pa.st,
+            source=p.get("source"),
+            seq=p.get("seq"),
+            now=now,
+            viewed=viewed,
+            launch_pending=pending,
+        ),
+    )
+
+
+# --- metadata -------------------------------------------------------------------------
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def metadata_precheck(params: dict[str, Any]) -> None:
+    """Answer bounds the schema also states (ttl, token names/count) with their codes."""
+    try:
+        source = params.get("source")
+        if isinstance(source, str):
+            md.normalize_source(source)
+        ttl = params.get("ttl_ms")
+        if _is_int(ttl):
+            md.normalize_ttl(ttl)
+        tokens = params.get("tokens")
+        if isinstance(tokens, dict) and all(
+            isinstance(v, str) or v is None for v in tokens.values()
+        ):
+            md.normalize_tokens(tokens)
+    except md.ReportError as exc:
+        raise ApiError(exc.code, exc.message) from None
+
+
+def pane_report_metadata(call: Call) -> Result:
+    p = call.params
+    try:
+        report = md.parse_pane_metadata_report(
+            source=p["source"],
+            agent=p.get("agent"),
+            applies_to_source=p.get("applies_to_source"),
+            title=p.get("title"),
+            display_agent=p.get("display_agent"),
+            state_labels=p.get("state_labels"),
+            tokens=p.get("tokens"),
+            clear_title=bool(p.get("clear_title", False)),
+            clear_display_agent=bool(p.get("clear_display_agent", False)),
+            clear_state_labels=bool(p.get("clear_state_labels", False)),
+            seq=p.get("seq"),
+            ttl_ms=p.get("ttl_ms"),
+        )
+    except md.ReportError as exc:
+        raise ApiError(exc.code, exc.message) from None
+    return _run(
+        call,
+        lambda pa, now, viewed, pending: ast.apply_metadata(
+            pa.st, report, now=now, viewed=viewed, launch_pending=pending
+        ),
+    )
+
+
+def workspace_report_metadata(call: Call) -> Result:
+    p = call.params
+    host = call.core.panes
+    ws = host.session.workspace(p["workspace_id"])
+    try:
+        report = md.parse_workspace_metadata_report(
+            source=p["source"], tokens=p["tokens"], seq=p.get("seq"), ttl_ms=p.get("ttl_ms")
+        )
+        meta = host.agents.workspace_meta.setdefault(ws.id, md.WorkspaceMetadata())
+        meta.tokens.expire(now_ms())
+        changed = md.apply_workspace_metadata(meta, report, now_ms())
+    except md.ReportError as exc:
+        raise ApiError(exc.code, exc.message) from None
+    if changed:
+        host.emit("workspace_metadata_updated", {"workspace": host.workspace_record(ws)})
+    return OK
