@@ -24,6 +24,8 @@ class ServerSettings:
     shell_mode: str = "auto"  # auto | login | non_login
     new_cwd: str = "follow"  # follow | home | current | path
     scrollback_limit_bytes: int = 10_000_000
+    resume_agents_on_restore: bool = True  # [session]: native agent resume after restart
+    pane_history: bool = False  # [experimental]: save/restore pane screen history
 
 
 def _lookup(doc: Mapping[str, Any], dotted: str) -> Any:
@@ -65,6 +67,12 @@ def load(env: Mapping[str, str]) -> tuple[ServerSettings, list[str]]:
     take("terminal.shell_mode", "shell_mode", lambda v: v in ("auto", "login", "non_login"))
     take("terminal.new_cwd", "new_cwd", lambda v: v in ("follow", "home", "current", "path"))
     take("advanced.scrollback_limit_bytes", "scrollback_limit_bytes", positive_int)
+    take(
+        "session.resume_agents_on_restore",
+        "resume_agents_on_restore",
+        lambda v: isinstance(v, bool),
+    )
+    take("experimental.pane_history", "pane_history", lambda v: isinstance(v, bool))
     return ServerSettings(**values), warnings
 
 

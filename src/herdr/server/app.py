@@ -25,6 +25,7 @@ from herdr.server.dispatch import Dispatcher
 from herdr.server.methods import build_table
 from herdr.server.methods_io import OutputMatchFilter, current_output_match
 from herdr.server.panes import PaneHost
+from herdr.server.persistence import attach_persistence
 from herdr.server.transport import Listener
 
 log = logging.getLogger("herdr.server")
@@ -103,6 +104,8 @@ async def _serve(info: ServerInfo, env: Mapping[str, str], setup: Setup | None) 
     attach_panes(core, env)
     if setup is not None:
         setup(core)
+    if core.host is not None:  # restore session.json before any client can connect
+        attach_persistence(core, core.host, env)
     dispatcher = Dispatcher(core, build_table())
     listener = Listener(dispatcher.handle_line)
     old_umask = os.umask(0o177)  # the socket is born 0600, no window where it is wider

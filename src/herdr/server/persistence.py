@@ -1,0 +1,482 @@
+"""Nothing is lost across server restarts: load and restore at start, save after changes.
+
+At start `Persistence.restore` reads ``session.json`` from the session's data dir
+(`persist.store.SessionStore`): an unreadable file or one from a newer herdr is backed
+up to ``session-backups/`` (newest three kept), logged, and the server starts empty.
+Otherwise `persist.mapping.restore` rebuilds the same ids, labels, layout, focus and
+zoom into the empty model and every pane gets a fresh shell in its saved cwd (a
+vanished cwd falls back to ``$HOME``, logged). A pane whose agent reported a native
+session reference gets that agent's resume command typed into the fresh shell
+(`persist.resume.command_line` + Enter), so leaving the agent leaves a shell there.
+With ``[experimental] pane_history`` the saved screen history is fed to the new
+pane's emulator before its program starts (and replayed only into shells: a resumed
+agent owns its conversation).
+
+Saving (`SaveScheduler` debounce, write off the loop, `SaveFailureLatch` so a failing
+disk is logged once): every lifecycle event on the bus marks the session dirty
+through an internal subscription (`_DirtyFilter`); a slow sampler notices cwd changes
+of panes whose shell is in the foreground, and agent session reports. The shutdown
+hook (installed first, so panes are still alive) saves synchronously. The cwd saved
+for a pane is its foreground process's.
+
+Agent runtime hookup: `agent_state_of` maps a terminal id to its
+``TerminalAgentState`` (``runtime/agent_state.py``); by default `runtime_state` reads
+``host.agents.panes[terminal_id].st`` (`server/agents.py`), and returns None while no
+runtime is attached. Restored session references are carried here until the runtime
+has a state for the new terminal, then seeded into it (``restore_session``), so the
+next save still has them. Another runtime plugs in with one line::
+
+    persistence.agent_state_of = lambda terminal_id: <its TerminalAgentState or None>
+
+Test hook: ``HERDR_TEST_PERSIST_TIMING="debounce=0.02,retry=0.2,sample=0.2"``
+(seconds) shortens the save timings; unset in normal use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import shutil
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from herdr.api import protocol
+from herdr.persist import history as hist
+from herdr.persist import mapping, resume
+from herdr.persist.errors import PersistWriteError, SnapshotFormatError
+from herdr.persist.saver import SaveFailureLatch, SaveScheduler
+from herdr.persist.snapshot import SessionSnapshot
+from herdr.persist.store import SessionStore
+from herdr.runtime import agent_state as ags
+from herdr.runtime import model as m
+from herdr.runtime.events import Event, Filter, Subscriber
+from herdr.terminal import procfs
+
+if TYPE_CHECKING:
+    from herdr.server.core import ServerCore
+    from herdr.server.panes import PaneHost, Terminal
+
+log = logging.getLogger("herdr.server.persist")
+
+SAMPLE_INTERVAL = 2.0  # seconds between cwd / agent-session samples
+TIMING_ENV = "HERDR_TEST_PERSIST_TIMING"
+# Bus kinds that never change what session.json holds (or fire per output chunk).
+_IGNORED_KINDS = frozenset(
+    {"pane_output_changed", "pane_agent_status_changed", protocol.PANE_SCROLL_CHANGED}
+)
+DIRTY_KINDS = frozenset(protocol.EVENT_KINDS) - _IGNORED_KINDS
+
+AgentStateOf = Callable[[str], "ags.TerminalAgentState | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    debounce: float = 0.5
+    max_delay: float = 5.0
+    retry: float = 30.0
+    sample: float = SAMPLE_INTERVAL
+
+
+def timing_from_env(env: Mapping[str, str]) -> Timing:
+    """Default timings, or the test overrides in ``$HERDR_TEST_PERSIST_TIMING``."""
+    raw = env.get(TIMING_ENV, "")
+    values: dict[str, float] = {}
+    for part in raw.split(","):
+        name, _, value = part.partition("=")
+        name = name.strip()
+        if name in ("debounce", "max_delay", "retry", "sample"):
+            with contextlib.suppress(ValueError):
+                number = float(value)
+                if 0 < number < 3600:
+                    values[name] = number
+    return Timing(**values)
+
+
+class _DirtyFilter(Filter):
+    """An internal bus subscription: every matching event marks the session dirty and
+    nothing is queued (`apply` returns None)."""
+
+    def __init__(self, on_event: Callable[[Event], None]) -> None:
+        super().__init__({"type": "persist.internal"})
+        self.kinds = DIRTY_KINDS
+        self._on_event = on_event
+
+    def apply(self, event: Event) -> tuple[str, dict[str, object]] | None:
+        self._on_event(event)
+        return None
+
+
+def foreground_cwd(term: Terminal) -> str | None:
+    """The cwd of the pane's foreground process (group leader), else of its shell."""
+    pty = term.pty
+    if pty is None or term.exit_status is not None:
+        return None
+    candidates: list[int] = []
+    with contextlib.suppress(OSError):
+        pgid = pty.process.foreground_pgid()
+        if pgid:
+            candidates.append(pgid)
+    candidates.append(pty.pid)
+    for pid in candidates:
+        cwd = procfs.process_cwd(pid)
+        if cwd and cwd.startswith("/") and os.path.isdir(cwd):
+            return cwd
+    return None
+
+
+def runtime_state(host: PaneHost, terminal_id: str) -> ags.TerminalAgentState | None:
+    """The agent runtime's state of a terminal (``host.agents.panes[id].st``), or None
+    while no runtime is attached to the host."""
+    panes = getattr(getattr(host, "agents", None), "panes", None)
+    pane_agent = panes.get(terminal_id) if isinstance(panes, dict) else None
+    st = getattr(pane_agent, "st", None)
+    return st if isinstance(st, ags.TerminalAgentState) else None
+
+
+def _shell_in_foreground(term: Terminal) -> bool:
+    pty = term.pty
+    if pty is None or term.exit_status is not None:
+        return False
+    try:
+        return pty.process.foreground_pgid() in (None, pty.pid)
+    except OSError:
+        return False
+
+
+class Persistence:
+    """``session.json`` (and pane history) of one server."""
+
+    def __init__(
+        self,
+        core: ServerCore,
+        host: PaneHost,
+        *,
+        env: Mapping[str, str],
+        timing: Timing | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.core = core
+        self.host = host
+        self.env = dict(env)
+        self.settings = host.settings
+        self.timing = timing or timing_from_env(env)
+        self.store = SessionStore(core.info.data_dir)
+        self.scheduler = SaveScheduler(
+            debounce=self.timing.debounce,
+            max_delay=max(self.timing.max_delay, self.timing.debounce),
+            retry_after=self.timing.retry,
+        )
+        self.latch = SaveFailureLatch()
+        self.agent_state_of: AgentStateOf = lambda terminal_id: runtime_state(host, terminal_id)
+        self._clock = clock
+        # Restored agent identities not yet handed to the agent runtime (terminal id).
+        self._carried: dict[str, tuple[str | None, ags.AgentSession]] = {}
+        self._sampled: dict[str, tuple[str | None, object]] = {}
+        self._primed = False
+        self._last_written: SessionSnapshot | None = None
+        self._write_lock = threading.Lock()  # one writer: loop saves vs. the final save
+        self._wake: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._sub: Subscriber | None = None
+        self._closed = False
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> list[mapping.PaneRestore]:
+        """Restore the saved session, then watch for changes. Call on the loop, before
+        the socket accepts clients."""
+        restored = self.restore()
+        self._sub, _ = self.core.bus.subscribe([_DirtyFilter(self._on_event)])
+        self._wake = asyncio.Event()
+        self._task = asyncio.get_running_loop().create_task(self._run())
+        self.core.shutdown_hooks.insert(0, self.shutdown)  # before the panes are stopped
+        return restored
+
+    def shutdown(self) -> None:
+        """Final synchronous save (panes still alive), then stop watching."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._task is not None:
+            self._task.cancel()
+        if self._sub is not None:
+            self.core.bus.unsubscribe(self._sub)
+        self.save_now()
+
+    # ------------------------------------------------------------------ restore
+
+    def restore(self) -> list[mapping.PaneRestore]:
+        result = self.store.load()
+        history: dict[str, hist.PaneHistory] = {}
+        if not self.settings.pane_history:
+            try:
+                if self.store.remove_history():
+                    log.info("pane_history is off: removed %s", self.store.history_path)
+            except PersistWriteError as err:
+                log.warning("cannot remove %s: %s", self.store.history_path, err)
+        if result.snapshot is None:
+            if result.status != "missing":
+                log.warning(
+                    "session not restored: %s",
+                    result.message,
+                    extra={"event": "persist.start_empty", "status": result.status},
+                )
+            return []
+        if self.host.session.workspaces:  # something was created before us: keep it
+            log.warning("session not restored: the model is not empty at start")
+            return []
+        if self.settings.pane_history:
+            history = self.store.load_history()
+        return self._restore_snapshot(result.snapshot, history)
+
+    def _restore_snapshot(
+        self, snapshot: SessionSnapshot, history: Mapping[str, hist.PaneHistory]
+    ) -> list[mapping.PaneRestore]:
+        home = self.env.get("HOME") or os.path.expanduser("~")
+        path = self.env.get("PATH", os.defpath)
+        try:
+            plans = mapping.restore(
+                self.host.session,
+                snapshot,
+                home=home,
+                exists=os.path.exists,
+                resume_enabled=self.settings.resume_agents_on_restore,
+                which=lambda prog: shutil.which(prog, path=path) is not None,
+            )
+        except SnapshotFormatError as err:
+            outcome = self.store.quarantine("invalid", str(err))
+            log.warning(
+                "session not restored: %s",
+                outcome.message or err,
+                extra={"event": "persist.start_empty", "status": "invalid"},
+            )
+            return []
+        started: list[mapping.PaneRestore] = []
+        for plan in plans:
+            if self._start_pane(plan, history.get(plan.pane_id)):
+                started.append(plan)
+        for ws in list(self.host.session.workspaces):
+            for tab in ws.tabs:
+                self.host.resize_tab(ws, tab)
+        log.info(
+            "session restored",
+            extra={
+                "event": "persist.restored",
+                "workspaces": len(self.host.session.workspaces),
+                "panes": len(started),
+            },
+        )
+        return started
+
+    def _start_pane(self, plan: mapping.PaneRestore, saved: hist.PaneHistory | None) -> bool:
+        loc = self.host.session.locate_key(plan.key)
+        if loc is None:
+            return False
+        if plan.cwd_fallback:
+            log.warning(
+                "pane %s: saved cwd %s no longer exists; starting in %s",
+                plan.pane_id,
+                plan.saved.cwd,
+                plan.cwd,
+                extra={"event": "persist.cwd_fallback", "pane_id": plan.pane_id},
+            )
+        preload = None
+        if saved is not None and saved.ansi and plan.replay_history:
+            preload = saved.ansi.encode("utf-8", "replace")
+            if not saved.ansi.endswith("\n"):
+                preload += b"\r\n"
+        try:
+            term = self.host.start(loc, preload=preload)
+        except OSError as err:
+            log.error("pane %s: cannot start its shell: %s", plan.pane_id, err)
+            closed = self.host.session.close_pane(plan.pane_id)
+            self.host.stop_soon(closed.terminal_ids)
+            return False
+        decision = plan.decision
+        if isinstance(decision, resume.ResumePlan):
+            line = resume.command_line(decision.argv)
+            with contextlib.suppress(Exception):
+                term.write(line.encode() + b"\r")
+            log.info(
+                "pane %s: resuming %s session: %s",
+                plan.pane_id,
+                decision.agent,
+                line,
+                extra={"event": "persist.resume", "pane_id": plan.pane_id},
+            )
+        elif decision.reason not in ("missing_ref", "disabled"):
+            log.info(
+                "pane %s: plain shell instead of a resume (%s: %s)",
+                plan.pane_id,
+                decision.reason,
+                decision.detail,
+                extra={"event": "persist.resume_fallback", "pane_id": plan.pane_id},
+            )
+        if plan.agent_session is not None:
+            self._carried[term.terminal_id] = (plan.agent_name, plan.agent_session)
+            self._agent_facts(term.terminal_id)  # hands it to the agent runtime if attached
+        return True
+
+    # ------------------------------------------------------------------ capture
+
+    def _agent_facts(self, terminal_id: str) -> tuple[str | None, ags.AgentSession | None]:
+        """(agent name, session reference) of a terminal: the agent runtime's, else a
+        restored one it has not taken over yet."""
+        st = self.agent_state_of(terminal_id)
+        carried = self._carried.get(terminal_id)
+        if st is None:
+            return carried if carried is not None else (None, None)
+        if carried is not None:  # hand the restored identity to the runtime, once
+            del self._carried[terminal_id]
+            if ags.session_identity(st) is None:
+                ags.restore_session(st, carried[1])
+        return st.agent_name, ags.session_identity(st)
+
+    def facts(self, loc: m.PaneLoc) -> mapping.PaneFacts:
+        term = self.host.terminal(loc)
+        if term is None:
+            return mapping.PaneFacts()
+        name, session = self._agent_facts(term.terminal_id)
+        return mapping.PaneFacts(
+            cwd=foreground_cwd(term),
+            agent_name=name,
+            managed_agent_kind=session.agent if session is not None else None,
+            agent_session=session,
+        )
+
+    def capture(self) -> tuple[SessionSnapshot, dict[str, hist.PaneHistory] | None]:
+        """What to write, taken on the loop (the model and emulators are not
+        thread-safe); history None = pane_history off (the file is removed)."""
+        snapshot = mapping.capture(self.host.session, self.facts)
+        if not self.settings.pane_history:
+            return snapshot, None
+        limit = hist.DEFAULT_LIMITS.max_lines
+        history: dict[str, hist.PaneHistory] = {}
+        for loc in self.host.session.iter_panes():
+            term = self.host.terminal(loc)
+            if term is None or term.emulator.closed:
+                continue
+            em = term.emulator
+            total = em.total_rows
+            text = em.screen_text(max(0, total - limit), total - 1, ansi=True)
+            if text.strip():
+                history[loc.pane_id] = hist.PaneHistory(text, hist.count_lines(text))
+        return snapshot, history
+
+    # ------------------------------------------------------------------ saving
+
+    def _write(
+        self, snapshot: SessionSnapshot, history: dict[str, hist.PaneHistory] | None
+    ) -> bool:
+        """Write under the lock; failures are logged once per run (the latch). A
+        snapshot equal to the one last written (agent status churn publishes
+        ``pane_updated`` often) is not written again unless history is on."""
+        with self._write_lock:
+            if history is None and snapshot == self._last_written:
+                return True
+            try:
+                self.store.save(snapshot, history)
+            except (PersistWriteError, OSError) as err:
+                self._last_written = None
+                if self.latch.failed(err):
+                    log.error(
+                        "cannot save the session (keeping the last good file): %s",
+                        err,
+                        extra={"event": "persist.save_failed", "path": str(self.store.path)},
+                    )
+                return False
+            self._last_written = snapshot
+        if self.latch.succeeded():
+            log.info("saving the session works again", extra={"event": "persist.save_recovered"})
+        return True
+
+    def save_now(self) -> bool:
+        """Capture and write synchronously (shutdown)."""
+        token = self.scheduler.begin()
+        try:
+            snapshot, history = self.capture()
+        except Exception:
+            log.exception("cannot capture the session")
+            self.scheduler.finish(token, ok=False, now=self._clock())
+            return False
+        ok = self._write(snapshot, history)
+        self.scheduler.finish(token, ok=ok, now=self._clock())
+        return ok
+
+    async def _save(self) -> None:
+        token = self.scheduler.begin()
+        ok = False
+        try:
+            snapshot, history = self.capture()
+            ok = await asyncio.to_thread(self._write, snapshot, history)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("cannot save the session")
+        finally:
+            self.scheduler.finish(token, ok=ok, now=self._clock())
+
+    def mark_dirty(self) -> None:
+        self.scheduler.mark_dirty(self._clock())
+        if self._wake is not None:
+            self._wake.set()
+
+    def _on_event(self, _event: Event) -> None:
+        if not self._closed:
+            self.mark_dirty()
+
+    def sample(self) -> bool:
+        """Cheap change check: the cwd of panes whose shell is in the foreground, and
+        every terminal's agent identity. Marks dirty and returns True on a change."""
+        seen: dict[str, tuple[str | None, object]] = {}
+        for loc in self.host.session.iter_panes():
+            term = self.host.terminal(loc)
+            if term is None:
+                continue
+            before = self._sampled.get(term.terminal_id)
+            cwd = before[0] if before is not None else None
+            if _shell_in_foreground(term):
+                cwd = foreground_cwd(term)
+            seen[term.terminal_id] = (cwd, self._agent_facts(term.terminal_id))
+        changed = seen != self._sampled
+        first = not self._primed
+        self._primed = True
+        self._sampled = seen
+        if changed and not first:
+            self.mark_dirty()
+        return changed and not first
+
+    async def _run(self) -> None:
+        assert self._wake is not None
+        wake = self._wake
+        next_sample = self._clock() + self.timing.sample
+        self.sample()
+        while not self._closed:
+            now = self._clock()
+            deadline = self.scheduler.deadline()
+            until = next_sample if deadline is None else min(deadline, next_sample)
+            if until > now:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(wake.wait(), until - now)
+            wake.clear()
+            now = self._clock()
+            if now >= next_sample:
+                next_sample = now + self.timing.sample
+                try:
+                    self.sample()
+                except Exception:
+                    log.exception("session sampling failed")
+            if self.scheduler.due(self._clock()):
+                await self._save()
+
+
+def attach_persistence(core: ServerCore, host: PaneHost, env: Mapping[str, str]) -> Persistence:
+    """Restore the saved session into `host` and keep saving it (call on the loop)."""
+    persistence = Persistence(core, host, env=env)
+    persistence.start()
+    return persistence
