@@ -85,6 +85,8 @@ def main_template(key: MainKey) -> tuple[tuple[tuple[Item, ...], ...], tuple[Reg
     top = 1 if key.header else 0
     if width <= 0 or height <= 0:
         return ((),) * max(0, height), ()
+    if not key.panes:  # nothing to show yet (connecting, empty session): a blank area
+        return ((" " * width,),) * height, ()
     owner = [[-1] * width for _ in range(height)]
     rects: list[Rect | None] = []
     for index in range(len(key.panes) - 1, -1, -1):  # the first pane wins overlaps

@@ -1,0 +1,340 @@
+"""Keystroke latency: a key written to the outer terminal → its echo on that terminal.
+
+The "outer terminal" is a PTY this script owns (like a terminal emulator would). In it
+runs, in turn and in the same run:
+
+* ``direct``: ``/bin/sh`` itself (the floor: PTY + shell echo),
+* ``tmux``: a tmux client (``tmux -L <private> -f /dev/null new-session``) running sh,
+* ``herdr``: the ``herdr`` TUI client (it starts its own server in a private HOME),
+  whose pane runs sh.
+
+For each key: write one byte to the outer PTY's master, then read the master until a
+chunk contains that character (the multiplexer's redraw of the echo), and take the
+time. Nothing else writes while idle, so the first chunk with the character is the
+echo. Keys cycle over letters no escape sequence of these programs ends with; the line
+is cleared with ctrl+u every 40 keys (outside the timing).
+
+With ``--stream N`` it measures instead the CPU of client and server while N visible
+panes (a tiled grid) stream ``seq`` output, and the frames per second that reach the
+outer terminal (synchronized-output frames for herdr; tmux does not bracket its
+updates, so for tmux only CPU is reported).
+
+Usage: ``python bench/keystroke_latency.py [--keys 200] [--cols 160 --rows 45]``
+or ``python bench/keystroke_latency.py --stream 16 [--seconds 10]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import json
+import os
+import pty
+import select
+import shutil
+import signal
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from pathlib import Path
+
+LETTERS = b"abdefgijknopsvwxyz"
+HERDR_BIN = str(Path(sys.executable).with_name("herdr"))
+
+
+class Outer:
+    """A PTY pair with a program on the slave side."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cols: int, rows: int) -> None:
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=env,
+            start_new_session=True,
+            close_fds=True,
+            preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),  # noqa: PLW1509 - no threads
+        )
+        os.close(slave)
+
+    def read(self, timeout: float) -> bytes:
+        ready, _, _ = select.select([self.master], [], [], timeout)
+        if not ready:
+            return b""
+        try:
+            return os.read(self.master, 65536)
+        except OSError:
+            return b""
+
+    def drain(self, quiet: float = 0.15, limit: float = 10.0) -> bytes:
+        """Read until nothing arrives for ``quiet`` seconds."""
+        out = bytearray()
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            chunk = self.read(quiet)
+            if not chunk:
+                break
+            out += chunk
+        return bytes(out)
+
+    def wait_for(self, needle: bytes, limit: float = 20.0) -> None:
+        seen = bytearray()
+        deadline = time.monotonic() + limit
+        while needle not in seen:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{needle!r} never appeared")
+            seen += self.read(0.1)
+
+    def latency(self, keys: int) -> list[float]:
+        samples: list[float] = []
+        for i in range(keys):
+            if i and i % 40 == 0:
+                os.write(self.master, b"\x15")  # ctrl+u: clear the line
+                self.drain(0.1)
+            ch = LETTERS[i % len(LETTERS) : i % len(LETTERS) + 1]
+            start = time.perf_counter()
+            os.write(self.master, ch)
+            while True:
+                chunk = self.read(5.0)
+                if not chunk:
+                    raise TimeoutError("no echo within 5 s")
+                if ch in chunk:
+                    samples.append((time.perf_counter() - start) * 1000)
+                    break
+            self.drain(0.02)
+        return samples
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                os.kill(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(5)
+        os.close(self.master)
+
+
+# ~1000 changing lines per second per pane (the screen really changes every frame)
+STREAM_CMD = (
+    'i=0; while :; do i=$((i+1)); echo "line $i"; [ $((i % 20)) -eq 0 ] && sleep 0.02; done'
+)
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of ``pid`` (and its reaped children), in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = sum(int(f) for f in fields[11:15])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def api(path: str, method: str, params: dict[str, object]) -> dict[str, object]:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(10)
+    sock.connect(path)
+    sock.sendall(json.dumps({"id": "b", "method": method, "params": params}).encode() + b"\n")
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    sock.close()
+    result: dict[str, object] = json.loads(data)
+    return result
+
+
+def grid_herdr(path: str, count: int) -> list[str]:
+    """Split w1:t1 into ``count`` panes (columns first, then rows) and return their ids."""
+    columns = max(1, int(count**0.5))
+    panes = ["w1:p1"]
+    for _ in range(columns - 1):
+        reply = api(path, "pane.split", {"target_pane_id": panes[-1], "direction": "right"})
+        panes.append(str(reply["result"]["pane"]["pane_id"]))  # type: ignore[index]
+    rows_per = [count // columns + (1 if i < count % columns else 0) for i in range(columns)]
+    out: list[str] = []
+    for top, n in zip(list(panes), rows_per, strict=True):
+        column = [top]
+        for _ in range(n - 1):
+            reply = api(path, "pane.split", {"target_pane_id": column[-1], "direction": "down"})
+            column.append(str(reply["result"]["pane"]["pane_id"]))  # type: ignore[index]
+        out += column
+    return out
+
+
+def pid_of_server(root: Path) -> int:
+    first = (root / "s" / "herdr" / "server.log").read_text().splitlines()[0]
+    return int(json.loads(first)["pid"])
+
+
+def tmux_server_pid(name: str) -> int:
+    out = subprocess.run(
+        ["tmux", "-L", name, "display", "-p", "#{pid}"], capture_output=True, text=True, check=True
+    )
+    return int(out.stdout.strip())
+
+
+def stream_run(args: argparse.Namespace, env: dict[str, str], root: Path, name: str) -> None:
+    results: list[str] = []
+    # herdr
+    outer = Outer([HERDR_BIN], env, args.cols, args.rows)
+    try:
+        outer.wait_for(b"$")
+        outer.drain(0.5)
+        path = str(root / "c" / "herdr" / "herdr.sock")
+        panes = grid_herdr(path, args.stream)
+        outer.drain(0.5)
+        for pane in panes:
+            api(path, "pane.send_text", {"pane_id": pane, "text": STREAM_CMD + "\r"})
+        server = pid_of_server(root)
+        outer.drain(0.05, 1.0)
+        c0, s0 = cpu_seconds(outer.proc.pid), cpu_seconds(server)
+        frames = 0
+        received = 0
+        start = time.monotonic()
+        while time.monotonic() - start < args.seconds:
+            chunk = outer.read(0.1)
+            frames += chunk.count(b"\x1b[?2026h")
+            received += len(chunk)
+        elapsed = time.monotonic() - start
+        c1, s1 = cpu_seconds(outer.proc.pid), cpu_seconds(server)
+        results.append(
+            f"herdr  {args.stream} panes: client {100 * (c1 - c0) / elapsed:5.1f}% CPU, "
+            f"server {100 * (s1 - s0) / elapsed:5.1f}% CPU, {frames / elapsed:5.1f} frames/s, "
+            f"{received / elapsed / 1e3:7.1f} kB/s to the terminal"
+        )
+        for pane in panes:
+            api(path, "pane.send_input", {"pane_id": pane, "keys": ["ctrl+c"]})
+        os.write(outer.master, b"\x02q")
+        outer.drain(0.3, 3)
+    finally:
+        outer.close()
+    # tmux
+    if shutil.which("tmux") is not None:
+        argv = ["tmux", "-L", name, "-f", "/dev/null", "new-session", "/bin/sh"]
+        outer = Outer(argv, env, args.cols, args.rows)
+        try:
+            outer.wait_for(b"$")
+            outer.drain(0.5)
+            for _ in range(args.stream - 1):
+                subprocess.run(["tmux", "-L", name, "split-window"], check=False)
+                subprocess.run(["tmux", "-L", name, "select-layout", "tiled"], check=False)
+            for index in range(args.stream):
+                subprocess.run(
+                    ["tmux", "-L", name, "send-keys", "-t", f".{index}", STREAM_CMD, "Enter"],
+                    check=False,
+                )
+            server = tmux_server_pid(name)
+            outer.drain(0.05, 1.0)
+            c0, s0 = cpu_seconds(outer.proc.pid), cpu_seconds(server)
+            received = 0
+            start = time.monotonic()
+            while time.monotonic() - start < args.seconds:
+                received += len(outer.read(0.1))
+            elapsed = time.monotonic() - start
+            c1, s1 = cpu_seconds(outer.proc.pid), cpu_seconds(server)
+            results.append(
+                f"tmux   {args.stream} panes: client {100 * (c1 - c0) / elapsed:5.1f}% CPU, "
+                f"server {100 * (s1 - s0) / elapsed:5.1f}% CPU, "
+                f"{received / elapsed / 1e3:7.1f} kB/s to the terminal"
+            )
+        finally:
+            outer.close()
+    print(f"{args.stream} visible panes streaming `{STREAM_CMD}`, {args.seconds:.0f} s each")
+    for line in results:
+        print(line)
+
+
+def summary(name: str, samples: list[float]) -> str:
+    ordered = sorted(samples)
+    p95 = ordered[int(len(ordered) * 0.95) - 1]
+    return (
+        f"{name:<7} n={len(samples):4d}  median {statistics.median(samples):6.2f} ms  "
+        f"mean {statistics.fmean(samples):6.2f} ms  p95 {p95:6.2f} ms  max {ordered[-1]:6.2f} ms"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--keys", type=int, default=200)
+    parser.add_argument("--cols", type=int, default=160)
+    parser.add_argument("--rows", type=int, default=45)
+    parser.add_argument("--stream", type=int, default=0, metavar="N")
+    parser.add_argument("--seconds", type=float, default=10.0)
+    args = parser.parse_args()
+    root = Path(tempfile.mkdtemp(prefix="hk", dir="/tmp"))
+    (root / "h").mkdir()
+    env = {
+        "HOME": str(root / "h"),
+        "XDG_CONFIG_HOME": str(root / "c"),
+        "XDG_STATE_HOME": str(root / "s"),
+        "XDG_DATA_HOME": str(root / "d"),
+        "SHELL": "/bin/sh",
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "PS1": "$ ",
+        "ENV": "",
+    }
+    tmux_name = f"hk{os.getpid()}"
+    runs = {
+        "direct": ["/bin/sh"],
+        "tmux": ["tmux", "-L", tmux_name, "-f", "/dev/null", "new-session", "/bin/sh"],
+        "herdr": [HERDR_BIN],
+    }
+    if shutil.which("tmux") is None:
+        del runs["tmux"]
+    results: dict[str, list[float]] = {}
+    if args.stream:
+        try:
+            stream_run(args, env, root, tmux_name)
+        finally:
+            subprocess.run(
+                ["tmux", "-L", tmux_name, "kill-server"], capture_output=True, check=False
+            )
+            subprocess.run(
+                [HERDR_BIN, "server", "stop"], env=env, capture_output=True, timeout=20, check=False
+            )
+            shutil.rmtree(root, ignore_errors=True)
+        return 0
+    try:
+        for name, argv in runs.items():
+            outer = Outer(argv, env, args.cols, args.rows)
+            try:
+                outer.wait_for(b"$")
+                outer.drain(0.5)
+                outer.latency(10)  # warm-up
+                results[name] = outer.latency(args.keys)
+            finally:
+                if name == "herdr":
+                    with contextlib.suppress(OSError):
+                        os.write(outer.master, b"\x02q")  # detach
+                    outer.drain(0.3, 3)
+                outer.close()
+    finally:
+        subprocess.run(["tmux", "-L", tmux_name, "kill-server"], capture_output=True, check=False)
+        subprocess.run(
+            [HERDR_BIN, "server", "stop"], env=env, capture_output=True, timeout=20, check=False
+        )
+        shutil.rmtree(root, ignore_errors=True)
+    print(f"keystroke → echo latency, {args.cols}x{args.rows}, {args.keys} keys each")
+    for name, samples in results.items():
+        print(summary(name, samples))
+    if "tmux" in results and "herdr" in results:
+        ratio = statistics.median(results["herdr"]) / statistics.median(results["tmux"])
+        print(f"herdr / tmux median ratio: {ratio:.2f}x (target <= 1.5x)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

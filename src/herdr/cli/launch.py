@@ -1,0 +1,181 @@
+"""``herdr`` / ``herdr session attach NAME``: start-or-attach the session, run the TUI.
+
+The server is started in the background when none answers on the session's socket:
+its own session (setsid), stdio on /dev/null (early start-up errors go to
+``launch.log`` in the state dir; the server logs to ``server.log`` there), cwd ``/``.
+A session without workspaces gets one from the current directory (herdr-spec §1.1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import subprocess
+import sys
+import time
+
+from herdr.cli import envpaths
+from herdr.cli.main import CliError, UsageError
+from herdr.cli.transport import RequestFailed, check_protocol, is_live, request
+
+START_TIMEOUT_S = 15.0
+
+
+def _session_flag(args: argparse.Namespace) -> str | None:
+    name = getattr(args, "name", None)
+    if name is not None:
+        return str(name)
+    flag = getattr(args, "session", None)
+    return None if flag is None else str(flag)
+
+
+# The intermediate process of the double fork: start the server in its own session
+# and exit at once, so the server is re-parented to init (never our zombie).
+_SPAWN = (
+    "import subprocess, sys\n"
+    "subprocess.Popen(sys.argv[1:], cwd='/', stdin=subprocess.DEVNULL,"
+    " stdout=subprocess.DEVNULL, start_new_session=True, close_fds=True)\n"
+)
+
+
+def start_server(session: str | None, env: dict[str, str]) -> str:
+    """Start a detached ``herdr server`` for ``session``; returns its launch log path."""
+    state_dir = envpaths.session_state_dir(env, session)
+    os.makedirs(state_dir, mode=0o700, exist_ok=True)
+    argv = [sys.executable, "-m", "herdr", "server"]
+    if session is not None:
+        argv += ["--session", session]
+    log_path = os.path.join(state_dir, "launch.log")
+    with open(log_path, "ab") as log:
+        subprocess.run(
+            [sys.executable, "-c", _SPAWN, *argv],
+            env=env,
+            cwd="/",
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,  # early start-up errors; the server logs to server.log
+            close_fds=True,
+            check=False,
+            timeout=30,
+        )
+    return log_path
+
+
+def _log_tail(path: str) -> str:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, fh.tell() - 400))
+            lines = fh.read().decode("utf-8", "replace").strip().splitlines()
+    except OSError:
+        return ""
+    return lines[-1] if lines else ""
+
+
+def ensure_server(path: str, session: str | None) -> bool:
+    """Make sure a server answers at ``path``; True when we started it."""
+    if is_live(path):
+        return False
+    env = {k: v for k, v in os.environ.items() if k not in ("HERDR_PANE_ID", "HERDR_ENV")}
+    if session is None:
+        env.pop("HERDR_SESSION", None)
+    log_path = start_server(session, env)
+    size = os.path.getsize(log_path) if os.path.exists(log_path) else 0
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if is_live(path, timeout=0.2):
+            return True
+        if os.path.getsize(log_path) > size:
+            # it wrote to stderr: a warning, or why it failed; give it 2 s to come up
+            deadline = min(deadline, time.monotonic() + 2.0)
+            size = os.path.getsize(log_path)
+        time.sleep(0.02)
+    tail = _log_tail(log_path)
+    why = f": {tail} (see {log_path})" if tail else ""
+    raise CliError(f"the server did not start within {START_TIMEOUT_S:.0f}s at {path}{why}")
+
+
+def ensure_workspace(path: str) -> None:
+    """A session with no workspaces gets one rooted at the current directory."""
+    envelope = request(path, "workspace.list", {})
+    result = envelope.get("result")
+    if isinstance(result, dict) and result.get("workspaces"):
+        return
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        cwd = os.environ.get("HOME") or "/"
+    envelope = request(path, "workspace.create", {"cwd": cwd, "focus": True})
+    error = envelope.get("error")
+    if isinstance(error, dict):
+        raise CliError(f"cannot create a workspace: {error.get('message')}")
+
+
+def _allow_nested() -> bool:
+    import tomllib
+
+    try:
+        with open(envpaths.config_file(os.environ), "rb") as fh:
+            doc = tomllib.load(fh)
+    except (OSError, ValueError):
+        return False
+    experimental = doc.get("experimental")
+    return isinstance(experimental, dict) and experimental.get("allow_nested") is True
+
+
+def run_tui(args: argparse.Namespace) -> int:
+    try:
+        session = envpaths.active_session(os.environ, _session_flag(args))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if _session_flag(args) is None and os.environ.get("HERDR_SOCKET_PATH"):
+        path = os.environ["HERDR_SOCKET_PATH"]
+    else:
+        path = os.path.join(envpaths.session_dir(os.environ, session), envpaths.SOCKET_NAME)
+    if not (os.isatty(0) and os.isatty(1)):
+        raise CliError("the TUI needs a terminal on stdin and stdout")
+    if os.environ.get("HERDR_ENV") == "1" and not _allow_nested():
+        raise CliError(
+            "already inside a herdr pane; detach first, or set [experimental] allow_nested = true"
+        )
+    try:
+        ensure_server(path, session)
+        check_protocol(path)
+        ensure_workspace(path)
+    except RequestFailed as exc:
+        raise CliError(exc.message) from None
+
+    from pathlib import Path
+
+    from herdr.client.app import App, load_ui_settings
+
+    settings = load_ui_settings(Path(envpaths.config_file(os.environ)))
+    label = session or envpaths.DEFAULT_SESSION
+    app = App(path, settings=settings, session_label=label)
+    try:
+        reason = app.run()
+    except Exception as exc:  # the terminal is already restored (App.run's finally)
+        import traceback
+
+        state_dir = envpaths.session_state_dir(os.environ, session)
+        crash_log = os.path.join(state_dir, "client-crash.log")
+        with contextlib.suppress(OSError), open(crash_log, "a", encoding="utf-8") as fh:
+            traceback.print_exc(file=fh)
+        print(f"herdr: the client crashed ({type(exc).__name__}: {exc}); see {crash_log}")
+        return 1
+    detail = f": {app.exit_detail}" if app.exit_detail else ""
+    if reason == "detached":
+        print(f"[detached from session {label}]")
+        return 0
+    if reason == "empty":
+        print(f"[session {label} has no workspaces left]")
+        return 0
+    if reason == "server_stopped":
+        print(f"herdr: the server of session {label} stopped")
+        return 0
+    if reason == "server_lost":
+        print(f"herdr: lost the connection to the server of session {label}{detail}")
+        return 1
+    print(f"herdr: the client failed{detail}", file=sys.stderr)
+    return 1

@@ -1,0 +1,852 @@
+"""The interactive TUI client: stdin → keys → server; attach stream → frame → stdout.
+
+One asyncio loop. Input bytes are parsed (:class:`InputParser`), mapped to actions by
+the mode machine (:class:`KeyMachine`) and carried out: pane input and pastes go on the
+attach connection, commands (split, close, zoom, focus, tabs…) go through the public
+socket methods on short connections of their own. The attach stream brings the state
+document and the styled rows of visible panes; each batch builds a :class:`ViewState`,
+composes a frame and writes only the rows that changed.
+
+Presentation is the client's: its active workspace and tab, sidebar, mode, selection.
+The server hears the view (for seen/done) and the pane-area size.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from herdr.client import actions as a
+from herdr.client.bindings import Bindings, help_entries, load_bindings
+from herdr.client.compose import compose
+from herdr.client.input import InputParser, Mouse, encode_mouse_sgr
+from herdr.client.modes import KeyMachine
+from herdr.client.render import HostModes, render
+from herdr.client.terminal import HostTerminal, write_all
+from herdr.client.view import (
+    AgentStatus,
+    AgentView,
+    Frame,
+    PaneView,
+    TabView,
+    ViewState,
+    WorkspaceView,
+    pane_area,
+)
+from herdr.runtime.layout import Rect
+
+ESC_TIMEOUT_S = 0.03
+PASTE_CHUNK = 128 * 1024
+READ_LIMIT = 64 * 1024 * 1024
+_STATUSES = ("working", "blocked", "done", "idle", "unknown")
+
+ExitReason = Literal["detached", "empty", "server_stopped", "server_lost", "error"]
+
+
+@dataclass
+class UiSettings:
+    """The ``[ui]`` keys the client honours (lenient: bad values keep defaults)."""
+
+    sidebar_width: int = 26
+    sidebar_visible: bool = True
+    sidebar_collapsed_mode: Literal["compact", "hidden"] = "compact"
+    tab_bar_position: Literal["top", "bottom"] = "top"
+    hide_tab_bar_when_single_tab: bool = False
+    status_indicators: Literal["dots", "symbols"] = "dots"
+    agent_panel_sort: Literal["spaces", "priority"] = "spaces"
+    mouse: bool = True
+    scroll_lines: int = 3
+    bell: bool = True
+    osc9: bool = False
+    keys: Mapping[str, object] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+def load_ui_settings(path: Path) -> UiSettings:
+    settings = UiSettings()
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return settings
+    except (OSError, ValueError) as exc:
+        settings.warnings.append(f"cannot read {path}: {exc}")
+        return settings
+    ui = doc.get("ui") if isinstance(doc.get("ui"), dict) else {}
+    assert isinstance(ui, dict)
+    width = ui.get("sidebar_width")
+    if isinstance(width, int) and not isinstance(width, bool) and 8 <= width <= 80:
+        settings.sidebar_width = width
+    if ui.get("sidebar_start_collapsed") is True:
+        settings.sidebar_visible = False
+    if ui.get("sidebar_collapsed_mode") in ("compact", "hidden"):
+        settings.sidebar_collapsed_mode = ui["sidebar_collapsed_mode"]
+    if ui.get("tab_bar_position") in ("top", "bottom"):
+        settings.tab_bar_position = ui["tab_bar_position"]
+    if isinstance(ui.get("hide_tab_bar_when_single_tab"), bool):
+        settings.hide_tab_bar_when_single_tab = ui["hide_tab_bar_when_single_tab"]
+    if ui.get("status_indicators") in ("dots", "symbols"):
+        settings.status_indicators = ui["status_indicators"]
+    if ui.get("agent_panel_sort") in ("spaces", "priority"):
+        settings.agent_panel_sort = ui["agent_panel_sort"]
+    if isinstance(ui.get("mouse_capture"), bool):
+        settings.mouse = ui["mouse_capture"]
+    lines = ui.get("mouse_scroll_lines")
+    if isinstance(lines, int) and not isinstance(lines, bool) and 1 <= lines <= 100:
+        settings.scroll_lines = lines
+    sound = ui.get("sound")
+    if isinstance(sound, dict) and isinstance(sound.get("enabled"), bool):
+        settings.bell = sound["enabled"]
+    if isinstance(ui.get("bell_on_attention"), bool):
+        settings.bell = ui["bell_on_attention"]
+    toast = ui.get("toast")
+    if isinstance(toast, dict) and toast.get("delivery") == "terminal":
+        settings.osc9 = True
+    keys = doc.get("keys")
+    if isinstance(keys, dict):
+        settings.keys = keys
+    return settings
+
+
+def _status(value: Any) -> AgentStatus:
+    return value if value in _STATUSES else "unknown"
+
+
+class Connection:
+    """The attach stream plus short request connections for commands."""
+
+    def __init__(self, socket_path: str) -> None:
+        self.socket_path = socket_path
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self._seq = 0
+
+    async def attach(self, params: dict[str, Any]) -> dict[str, Any]:
+        self.reader, self.writer = await asyncio.open_unix_connection(
+            self.socket_path, limit=READ_LIMIT
+        )
+        self.send({"id": "tui:attach", "method": "client.attach", "params": params})
+        line = await self.reader.readline()
+        if not line:
+            raise ConnectionError("the server closed the connection")
+        doc: dict[str, Any] = json.loads(line)
+        if "error" in doc:
+            err = doc["error"]
+            raise ConnectionError(f"{err.get('code')}: {err.get('message')}")
+        return doc
+
+    def send(self, msg: dict[str, Any]) -> None:
+        if self.writer is not None and not self.writer.is_closing():
+            self.writer.write(json.dumps(msg, separators=(",", ":")).encode() + b"\n")
+
+    async def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """One public request on its own connection; returns the envelope."""
+        self._seq += 1
+        reader, writer = await asyncio.open_unix_connection(self.socket_path, limit=READ_LIMIT)
+        try:
+            request = {"id": f"tui:{self._seq}", "method": method, "params": params}
+            writer.write(json.dumps(request).encode() + b"\n")
+            await writer.drain()
+            line = await reader.readline()
+            envelope: dict[str, Any] = json.loads(line) if line else {}
+            return envelope
+        finally:
+            writer.close()
+
+    def close(self) -> None:
+        if self.writer is not None:
+            with contextlib.suppress(Exception):
+                self.writer.close()
+
+
+class App:
+    """The TUI client; :meth:`run` returns why it ended."""
+
+    def __init__(
+        self,
+        socket_path: str,
+        *,
+        settings: UiSettings | None = None,
+        session_label: str = "default",
+        fd_in: int = 0,
+        fd_out: int = 1,
+    ) -> None:
+        self.settings = settings or UiSettings()
+        bindings, errors = load_bindings(self.settings.keys)
+        self.bindings: Bindings = bindings
+        self.message = "; ".join(str(e) for e in errors)[:200]
+        if self.settings.warnings:
+            self.message = "; ".join(self.settings.warnings)[:200]
+        self.machine = KeyMachine(bindings)
+        self.help = help_entries(bindings)
+        self.parser = InputParser()
+        self.conn = Connection(socket_path)
+        self.session_label = session_label
+        self.host = HostTerminal(fd_in, fd_out, HostModes(mouse=self.settings.mouse))
+        self.fd_in = fd_in
+        self.fd_out = fd_out
+        self.doc: dict[str, Any] | None = None
+        self.pane_rows: dict[str, tuple[str, ...]] = {}
+        self.pane_cursor: dict[str, tuple[int, int] | None] = {}
+        self.pane_mouse: dict[str, int] = {}
+        self.pane_app_cursor: dict[str, bool] = {}
+        self.host_app_cursor = False  # DECCKM mirrored from the focused pane
+        self.ws_id: str | None = None
+        self.tab_id: str | None = None
+        self.sidebar_visible = self.settings.sidebar_visible
+        self.selected_ws: str | None = None
+        self.host_focused = True
+        self.frame: Frame | None = None
+        self.cols, self.rows = 80, 24
+        self.sent_area: tuple[int, int] | None = None
+        self.sent_view: tuple[str | None, str | None, bool] | None = None
+        self.prev_status: dict[str, str] = {}
+        self._draw_pending = False
+        self._esc_timer: asyncio.TimerHandle | None = None
+        self._done: asyncio.Future[ExitReason] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.exit_detail = ""
+        self._drag: list[Any] | None = None  # [path, direction, divider, area]
+        self._drag_busy = False
+        self._drag_next: dict[str, Any] | None = None
+
+    # -- lifecycle ----------------------------------------------------------------------
+
+    def run(self) -> ExitReason:
+        self.host.enter()
+        try:
+            return asyncio.run(self._main())
+        finally:
+            self.host.restore()
+
+    async def _main(self) -> ExitReason:
+        loop = asyncio.get_running_loop()
+        self._done = loop.create_future()
+        self.cols, self.rows = self.host.size()
+        view = self.build_view()
+        area = pane_area(view)
+        try:
+            await self.conn.attach({"cols": area.width, "rows": area.height})
+        except (OSError, ConnectionError, ValueError) as exc:
+            self.exit_detail = str(exc)
+            return "server_lost"
+        self.sent_area = (area.width, area.height)
+        os.set_blocking(self.fd_in, False)
+        loop.add_reader(self.fd_in, self._on_stdin)
+        loop.add_signal_handler(signal.SIGWINCH, self._on_winch)
+        reader = loop.create_task(self._read_stream())
+        self.schedule_draw()
+        try:
+            return await self._done
+        finally:
+            reader.cancel()
+            loop.remove_reader(self.fd_in)
+            with contextlib.suppress(Exception):
+                loop.remove_signal_handler(signal.SIGWINCH)
+            with contextlib.suppress(OSError):
+                os.set_blocking(self.fd_in, True)
+            self.conn.close()
+            for task in list(self._tasks):
+                task.cancel()
+
+    def finish(self, reason: ExitReason, detail: str = "") -> None:
+        if self._done is not None and not self._done.done():
+            self.exit_detail = detail
+            self._done.set_result(reason)
+
+    def spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- server stream --------------------------------------------------------------------
+
+    async def _read_stream(self) -> None:
+        reader = self.conn.reader
+        assert reader is not None
+        try:
+            while True:
+                line = await reader.readline()
+                if not line:
+                    self.finish("server_lost", "the server closed the connection")
+                    return
+                msg = json.loads(line)
+                kind = msg.get("t")
+                if kind == "rows":
+                    self.apply_rows(msg)
+                elif kind == "state":
+                    self.apply_state(msg["state"])
+                elif kind == "bye":
+                    self.finish("server_stopped")
+                    return
+                self.schedule_draw()
+        except (OSError, ValueError) as exc:
+            self.finish("server_lost", str(exc))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug in here must still end the client cleanly
+            self.finish("error", f"{type(exc).__name__}: {exc}")
+
+    def apply_rows(self, msg: dict[str, Any]) -> None:
+        pane_id = str(msg["pane_id"])
+        height = int(msg["size"][1])
+        if msg.get("full") or pane_id not in self.pane_rows:
+            rows = [""] * height
+        else:
+            rows = list(self.pane_rows[pane_id])
+            if len(rows) != height:
+                rows = (rows + [""] * height)[:height]
+        for y, row in msg["rows"]:
+            if 0 <= y < height:
+                rows[y] = row
+        self.pane_rows[pane_id] = tuple(rows)
+        cursor = msg.get("cursor")
+        self.pane_cursor[pane_id] = (int(cursor[0]), int(cursor[1])) if cursor else None
+        self.pane_mouse[pane_id] = int(msg.get("mouse") or 0)
+        self.pane_app_cursor[pane_id] = bool(msg.get("app_cursor"))
+
+    def apply_state(self, doc: dict[str, Any]) -> None:
+        if self.doc is not None and self.doc.get("workspaces") and not doc.get("workspaces"):
+            self.finish("empty")  # the last pane of the last workspace exited
+        self.doc = doc
+        self._resolve_view()
+        live = {p["pane_id"] for p in doc.get("panes", [])}
+        for pane_id in list(self.pane_rows):
+            if pane_id not in live:
+                self.pane_rows.pop(pane_id, None)
+        self._attention(doc)
+        self.sync_server()
+
+    def _attention(self, doc: dict[str, Any]) -> None:
+        ring = False
+        notes: list[str] = []
+        for pane in doc.get("panes", []):
+            pane_id = pane["pane_id"]
+            status = pane.get("agent_status", "unknown")
+            before = self.prev_status.get(pane_id)
+            self.prev_status[pane_id] = status
+            if before is None or before == status or status not in ("blocked", "done"):
+                continue
+            background = pane.get("tab_id") != self.tab_id or not self.host_focused
+            if background:
+                ring = True
+                agent = pane.get("display_agent") or pane.get("agent") or pane_id
+                notes.append(f"{agent} {status}")
+        if ring and self.settings.bell:
+            self.write(b"\a")
+        if notes and self.settings.osc9:
+            self.write(f"\x1b]9;herdr: {', '.join(notes)}\x1b\\".encode())
+
+    def _resolve_view(self) -> None:
+        doc = self.doc
+        if doc is None:
+            return
+        workspaces = doc.get("workspaces", [])
+        ids = [w["workspace_id"] for w in workspaces]
+        if self.ws_id not in ids:
+            focused = doc.get("focused", [None, None, None])[0]
+            self.ws_id = focused if focused in ids else (ids[0] if ids else None)
+            self.tab_id = None
+        tabs = [t["tab_id"] for t in doc.get("tabs", []) if t["workspace_id"] == self.ws_id]
+        if self.tab_id not in tabs:
+            ws = next((w for w in workspaces if w["workspace_id"] == self.ws_id), None)
+            active = ws.get("active_tab_id") if ws else None
+            self.tab_id = active if active in tabs else (tabs[0] if tabs else None)
+        if self.selected_ws not in ids:
+            self.selected_ws = self.ws_id
+
+    def sync_server(self) -> None:
+        """Tell the server our view and pane-area size when they changed."""
+        view = (self.ws_id, self.tab_id, self.host_focused)
+        if view != self.sent_view:
+            self.sent_view = view
+            self.conn.send(
+                {
+                    "t": "view",
+                    "workspace_id": self.ws_id,
+                    "tab_id": self.tab_id,
+                    "focused": self.host_focused,
+                }
+            )
+        area = pane_area(self.build_view())
+        size = (max(1, area.width), max(1, area.height))
+        if size != self.sent_area:
+            self.sent_area = size
+            self.conn.send({"t": "resize", "cols": size[0], "rows": size[1]})
+
+    # -- view -------------------------------------------------------------------------------
+
+    def _tab_layout(self) -> dict[str, Any] | None:
+        if self.doc is None or self.tab_id is None:
+            return None
+        layout: dict[str, Any] | None = self.doc.get("layouts", {}).get(self.tab_id)
+        return layout
+
+    def focused_pane_id(self) -> str | None:
+        layout = self._tab_layout()
+        return None if layout is None else str(layout["focused_pane_id"])
+
+    def build_view(self) -> ViewState:
+        base = ViewState(
+            cols=self.cols,
+            rows=self.rows,
+            sidebar_visible=self.sidebar_visible,
+            sidebar_width=self.settings.sidebar_width,
+            sidebar_collapsed_mode=self.settings.sidebar_collapsed_mode,
+            tab_bar_position=self.settings.tab_bar_position,
+            hide_tab_bar_when_single_tab=self.settings.hide_tab_bar_when_single_tab,
+            status_indicators=self.settings.status_indicators,
+            agent_panel_sort=self.settings.agent_panel_sort,
+            mode=self.machine.mode,
+            help_visible=self.machine.mode == "help",
+            help=self.help,
+            message=self.message,
+        )
+        doc = self.doc
+        if doc is None:
+            return replace(base, message=self.message or "connecting…")
+        records = {p["pane_id"]: p for p in doc.get("panes", [])}
+        agent_panes: dict[str, int] = {}
+        for p in records.values():
+            if p.get("agent"):
+                agent_panes[p["workspace_id"]] = agent_panes.get(p["workspace_id"], 0) + 1
+        workspaces = tuple(
+            WorkspaceView(
+                w["workspace_id"],
+                str(w.get("label", "")),
+                _status(w.get("agent_status")),
+                agent_panes.get(w["workspace_id"], 0),
+                seen=w.get("agent_status") != "done",
+            )
+            for w in doc.get("workspaces", [])
+        )
+        tabs = tuple(
+            TabView(
+                t["tab_id"],
+                str(t.get("label", "")),
+                _status(t.get("agent_status")),
+                seen=t.get("agent_status") != "done",
+            )
+            for t in doc.get("tabs", [])
+            if t["workspace_id"] == self.ws_id
+        )
+        agents = tuple(
+            AgentView(
+                p["pane_id"],
+                p["tab_id"],
+                str(p.get("display_agent") or p.get("agent")),
+                _status(p.get("agent_status")),
+                name=str(p.get("name") or ""),
+                seen=p.get("agent_status") != "done",
+            )
+            for p in records.values()
+            if p["workspace_id"] == self.ws_id and p.get("agent")
+        )
+        layout = self._tab_layout()
+        panes: list[PaneView] = []
+        focused = None
+        zoomed = False
+        if layout is not None:
+            focused = str(layout["focused_pane_id"])
+            zoomed = bool(layout.get("zoomed"))
+            for pane_id, x, y, w, h in layout["panes"]:
+                rec = records.get(pane_id, {})
+                title = str(
+                    rec.get("label")
+                    or rec.get("terminal_title_stripped")
+                    or _basename(rec.get("cwd"))
+                    or pane_id
+                )
+                panes.append(
+                    PaneView(
+                        pane_id,
+                        Rect(int(x), int(y), int(w), int(h)),
+                        rows=self.pane_rows.get(pane_id, ()),
+                        title=title,
+                        agent=str(rec.get("display_agent") or rec.get("agent") or ""),
+                        agent_status=_status(rec.get("agent_status")),
+                        seen=rec.get("agent_status") != "done",
+                        cursor=self.pane_cursor.get(pane_id) if pane_id == focused else None,
+                    )
+                )
+        return replace(
+            base,
+            workspaces=workspaces,
+            active_workspace_id=self.ws_id,
+            tabs=tabs,
+            active_tab_id=self.tab_id,
+            agents=agents,
+            panes=tuple(panes),
+            focused_pane_id=focused,
+            zoomed=zoomed,
+            selected_workspace_id=self.selected_ws if self.machine.mode == "navigate" else None,
+        )
+
+    # -- drawing ----------------------------------------------------------------------------
+
+    def schedule_draw(self) -> None:
+        if not self._draw_pending:
+            self._draw_pending = True
+            asyncio.get_running_loop().call_soon(self.draw)
+
+    def draw(self, *, force: bool = False) -> None:
+        self._draw_pending = False
+        try:
+            self._draw(force)
+        except Exception as exc:  # a bug must end the client cleanly, terminal restored
+            self.finish("error", f"drawing failed: {type(exc).__name__}: {exc}")
+
+    def _draw(self, force: bool) -> None:
+        focused = self.focused_pane_id()
+        app_cursor = self.pane_app_cursor.get(focused, False) if focused else False
+        if app_cursor != self.host_app_cursor:
+            # arrows arrive as the pane's program expects them (CSI A vs SS3 A)
+            self.host_app_cursor = app_cursor
+            self.write(b"\x1b[?1h" if app_cursor else b"\x1b[?1l")
+        frame = compose(self.build_view())
+        data = render(self.frame, frame, force=force)
+        self.frame = frame
+        if data:
+            self.write(data)
+
+    def write(self, data: bytes) -> None:
+        try:
+            write_all(self.fd_out, data)
+        except OSError as exc:
+            self.finish("error", f"cannot write to the terminal: {exc}")
+
+    def _on_winch(self) -> None:
+        self.cols, self.rows = self.host.size()
+        self.sync_server()
+        self.draw(force=True)
+
+    # -- input ------------------------------------------------------------------------------
+
+    def _on_stdin(self) -> None:
+        try:
+            self._read_stdin()
+        except Exception as exc:
+            self.finish("error", f"input handling failed: {type(exc).__name__}: {exc}")
+
+    def _read_stdin(self) -> None:
+        try:
+            data = os.read(self.fd_in, 65536)
+        except BlockingIOError:
+            return
+        except OSError as exc:
+            self.finish("error", f"cannot read the terminal: {exc}")
+            return
+        if not data:
+            self.finish("error", "the terminal closed")
+            return
+        if self._esc_timer is not None:
+            self._esc_timer.cancel()
+            self._esc_timer = None
+        self.handle_events(self.parser.feed(data))
+        if self.parser.pending:
+            loop = asyncio.get_running_loop()
+            self._esc_timer = loop.call_later(ESC_TIMEOUT_S, self._flush_input)
+
+    def _flush_input(self) -> None:
+        self._esc_timer = None
+        self.handle_events(self.parser.flush_pending(end_paste=False))
+
+    def handle_events(self, events: list[Any]) -> None:
+        for action in self.machine.handle_all(events):
+            self.do(action)
+
+    def do(self, action: a.Action) -> None:
+        if isinstance(action, a.SendBytes):
+            text = action.data.decode("latin-1")
+            self.conn.send({"t": "in", "pane_id": self.focused_pane_id(), "data": text})
+        elif isinstance(action, a.SendPaste):
+            pane_id = self.focused_pane_id()
+            data = action.data
+            for start in range(0, max(1, len(data)), PASTE_CHUNK):
+                chunk = data[start : start + PASTE_CHUNK].decode("latin-1")
+                self.conn.send({"t": "paste", "pane_id": pane_id, "data": chunk})
+        elif isinstance(action, a.ModeChanged):
+            if action.mode == "navigate":
+                self.selected_ws = self.ws_id  # the selection starts where we are
+            self.schedule_draw()
+        elif isinstance(action, a.HostFocus):
+            self.host_focused = action.focused
+            self.sync_server()
+            if action.focused:
+                self.draw(force=True)
+        elif isinstance(action, a.MouseInput):
+            self.mouse(action.event)
+        elif isinstance(action, a.Command):
+            self.command(action.name)
+        elif isinstance(action, a.FocusDir):
+            self.request(
+                "pane.focus_direction",
+                {"pane_id": self.focused_pane_id(), "direction": action.direction},
+            )
+        elif isinstance(action, a.SwapDir):
+            source = self.focused_pane_id()
+            self.request("pane.swap", {"source_pane_id": source, "direction": action.direction})
+        elif isinstance(action, a.ResizeDir):
+            self.request(
+                "pane.resize", {"pane_id": self.focused_pane_id(), "direction": action.direction}
+            )
+        elif isinstance(action, a.CyclePane):
+            self.cycle_pane(action.step)
+        elif isinstance(action, a.SwitchTab):
+            self.switch_tab_index(action.index)
+        elif isinstance(action, a.SwitchWorkspace):
+            ids = self.workspace_ids()
+            if 1 <= action.index <= len(ids):
+                self.switch_workspace(ids[action.index - 1])
+        elif isinstance(action, a.FocusAgent):
+            agents = self.build_view().agents
+            if 1 <= action.index <= len(agents):
+                self.focus_pane(agents[action.index - 1].pane_id)
+        elif isinstance(action, a.NavigateWorkspace):
+            ids = self.workspace_ids()
+            if ids:
+                pos = ids.index(self.selected_ws) if self.selected_ws in ids else 0
+                self.selected_ws = ids[(pos + action.step) % len(ids)]
+                self.schedule_draw()
+        else:
+            self.notice("not available yet")
+
+    def notice(self, text: str) -> None:
+        self.message = text
+        self.schedule_draw()
+
+    def command(self, name: str) -> None:
+        pane_id = self.focused_pane_id()
+        if name == "detach":
+            self.finish("detached")
+        elif name in ("split_right", "split_down"):
+            direction = "right" if name == "split_right" else "down"
+            params: dict[str, Any] = {"direction": direction, "focus": True}
+            if pane_id is not None:
+                params["target_pane_id"] = pane_id
+            self.request("pane.split", params)
+        elif name == "new_tab":
+            self.request("tab.create", {"workspace_id": self.ws_id, "focus": True}, switch=True)
+        elif name in ("next_tab", "previous_tab"):
+            tabs = self.tab_ids()
+            if tabs and self.tab_id in tabs:
+                step = 1 if name == "next_tab" else -1
+                self.switch_tab(tabs[(tabs.index(self.tab_id) + step) % len(tabs)])
+        elif name == "close_pane" and pane_id is not None:
+            self.request("pane.close", {"pane_id": pane_id})
+        elif name == "zoom" and pane_id is not None:
+            self.request("pane.zoom", {"pane_id": pane_id})
+        elif name == "toggle_sidebar":
+            self.sidebar_visible = not self.sidebar_visible
+            self.sync_server()
+            self.schedule_draw()
+        elif name == "new_workspace":
+            self.request("workspace.create", {"focus": True}, switch=True)
+        elif name == "close_tab" and self.tab_id is not None:
+            self.request("tab.close", {"tab_id": self.tab_id})
+        elif name == "close_workspace" and self.ws_id is not None:
+            self.request("workspace.close", {"workspace_id": self.ws_id})
+        elif name in ("next_workspace", "previous_workspace"):
+            ids = self.workspace_ids()
+            if ids and self.ws_id in ids:
+                step = 1 if name == "next_workspace" else -1
+                self.switch_workspace(ids[(ids.index(self.ws_id) + step) % len(ids)])
+        elif name == "navigate_select":
+            if self.selected_ws is not None:
+                self.switch_workspace(self.selected_ws)
+        elif name == "last_pane":
+            self.cycle_pane(-1)
+        else:
+            self.notice(f"{name.replace('_', ' ')}: not available yet")
+
+    def request(self, method: str, params: dict[str, Any], *, switch: bool = False) -> None:
+        self.spawn(self._request(method, params, switch))
+
+    async def _request(self, method: str, params: dict[str, Any], switch: bool) -> None:
+        try:
+            envelope = await self.conn.call(method, params)
+        except (OSError, ValueError) as exc:
+            self.notice(f"{method}: {exc}")
+            return
+        error = envelope.get("error")
+        if isinstance(error, dict):
+            self.notice(f"{method}: {error.get('message')}")
+            return
+        if self.message:
+            self.message = ""
+            self.schedule_draw()
+        if switch:
+            result = envelope.get("result", {})
+            tab = result.get("tab") or {}
+            workspace = result.get("workspace") or {}
+            if workspace.get("workspace_id"):
+                self.ws_id = workspace["workspace_id"]
+            if tab.get("tab_id"):
+                self.ws_id = tab.get("workspace_id", self.ws_id)
+                self.tab_id = tab["tab_id"]
+            self.sync_server()
+            self.schedule_draw()
+
+    # -- navigation -------------------------------------------------------------------------
+
+    def workspace_ids(self) -> list[str]:
+        return [w["workspace_id"] for w in (self.doc or {}).get("workspaces", [])]
+
+    def tab_ids(self) -> list[str]:
+        return [
+            t["tab_id"] for t in (self.doc or {}).get("tabs", []) if t["workspace_id"] == self.ws_id
+        ]
+
+    def switch_workspace(self, ws_id: str) -> None:
+        if ws_id != self.ws_id:
+            self.ws_id = ws_id
+            self.tab_id = None
+            self._resolve_view()
+            self.request("workspace.focus", {"workspace_id": ws_id})
+        self.selected_ws = ws_id
+        self.sync_server()
+        self.schedule_draw()
+
+    def switch_tab(self, tab_id: str) -> None:
+        if tab_id != self.tab_id:
+            self.tab_id = tab_id
+            self.request("tab.focus", {"tab_id": tab_id})
+            self.sync_server()
+            self.schedule_draw()
+
+    def switch_tab_index(self, index: int) -> None:
+        tabs = self.tab_ids()
+        if 1 <= index <= len(tabs):
+            self.switch_tab(tabs[index - 1])
+
+    def focus_pane(self, pane_id: str) -> None:
+        rec = next((p for p in (self.doc or {}).get("panes", []) if p["pane_id"] == pane_id), None)
+        if rec is not None:
+            self.ws_id = rec["workspace_id"]
+            self.tab_id = rec["tab_id"]
+            self.sync_server()
+        self.request("pane.focus", {"pane_id": pane_id})
+        self.schedule_draw()
+
+    def cycle_pane(self, step: int) -> None:
+        layout = self._tab_layout()
+        if layout is None:
+            return
+        ids = [p[0] for p in layout["panes"]]
+        current = layout["focused_pane_id"]
+        if len(ids) > 1 and current in ids:
+            self.focus_pane(ids[(ids.index(current) + step) % len(ids)])
+
+    # -- mouse ------------------------------------------------------------------------------
+
+    def mouse(self, event: Mouse) -> None:
+        frame = self.frame
+        if frame is None:
+            return
+        target = frame.target_at(event.x, event.y)
+        if target is None:
+            return
+        pane_hit = self._pane_at(event.x, event.y)
+        if self._drag is not None:
+            if event.kind in ("drag", "release"):
+                self._drag_to(event.x, event.y)
+            if event.kind != "drag":
+                self._drag = None
+            return
+        if pane_hit is None and event.kind == "press" and event.button == "left":
+            split = self._split_at(event.x, event.y)
+            if split is not None:
+                self._drag = split
+                return
+        if pane_hit is not None:
+            pane_id, local_x, local_y = pane_hit
+            if self.pane_mouse.get(pane_id, 0) and event.kind in ("press", "release", "wheel"):
+                if event.kind == "press" and pane_id != self.focused_pane_id():
+                    self.request("pane.focus", {"pane_id": pane_id})
+                data = encode_mouse_sgr(event, local_x, local_y).decode("latin-1")
+                self.conn.send({"t": "in", "pane_id": pane_id, "data": data})
+                return
+        if event.kind == "wheel" and pane_hit is not None:
+            if event.button in ("wheel_up", "wheel_down"):
+                lines = self.settings.scroll_lines
+                delta = -lines if event.button == "wheel_up" else lines
+                self.conn.send({"t": "scroll", "pane_id": pane_hit[0], "delta": delta})
+            return
+        if event.kind != "press" or event.button != "left":
+            return
+        if target.kind == "workspace":
+            self.switch_workspace(target.id)
+        elif target.kind == "tab":
+            self.switch_tab(target.id)
+        elif target.kind == "agent":
+            self.focus_pane(target.id)
+        elif target.kind == "pane" or pane_hit is not None:
+            pane_id = target.id if target.kind == "pane" else pane_hit[0] if pane_hit else ""
+            if pane_id and pane_id != self.focused_pane_id():
+                self.request("pane.focus", {"pane_id": pane_id})
+
+    def _split_at(self, x: int, y: int) -> list[Any] | None:
+        """The split whose divider is at frame cell (x, y), for a border drag."""
+        frame = self.frame
+        layout = self._tab_layout()
+        if frame is None or layout is None:
+            return None
+        area = frame.pane_area
+        for split in layout.get("splits", []):
+            dx, dy, dw, dh = split[2]
+            if Rect(area.x + dx, area.y + dy, dw, dh).contains(x, y):
+                return list(split)
+        return None
+
+    def _drag_to(self, x: int, y: int) -> None:
+        frame = self.frame
+        if frame is None or self._drag is None or self.tab_id is None:
+            return
+        path, direction, _divider, (sx, sy, sw, sh) = self._drag
+        area = frame.pane_area
+        if direction == "right":
+            ratio = (x - area.x - sx) / max(1, sw)
+        else:
+            ratio = (y - area.y - sy) / max(1, sh)
+        params = {"path": path, "ratio": min(0.95, max(0.05, ratio)), "tab_id": self.tab_id}
+        if self._drag_busy:
+            self._drag_next = params
+            return
+        self._drag_busy = True
+        self.spawn(self._send_ratio(params))
+
+    async def _send_ratio(self, params: dict[str, Any]) -> None:
+        try:
+            while True:
+                with contextlib.suppress(OSError, ValueError):
+                    await self.conn.call("layout.set_split_ratio", params)
+                if self._drag_next is None:
+                    return
+                params, self._drag_next = self._drag_next, None
+        finally:
+            self._drag_busy = False
+
+    def _pane_at(self, x: int, y: int) -> tuple[str, int, int] | None:
+        frame = self.frame
+        layout = self._tab_layout()
+        if frame is None or layout is None:
+            return None
+        area = frame.pane_area
+        for pane_id, px, py, w, h in layout["panes"]:
+            rect = Rect(area.x + int(px), area.y + int(py), int(w), int(h))
+            if rect.contains(x, y):
+                return str(pane_id), x - rect.x, y - rect.y
+        return None
+
+
+def _basename(path: Any) -> str:
+    if not isinstance(path, str) or not path:
+        return ""
+    return os.path.basename(path.rstrip("/")) or path

@@ -1,0 +1,555 @@
+"""The attach stream: what a TUI client sees, and what it sends back.
+
+A client calls ``client.attach`` and keeps the connection. The server answers
+``attach_started`` and then pushes NDJSON lines:
+
+* ``{"t": "state", "state": {...}}`` — the small state document (workspaces, tabs,
+  panes with agent status, layout rects as displayed, focus, area). Re-sent whole,
+  coalesced, whenever a lifecycle event fires or titles/cwds change.
+* ``{"t": "rows", "pane_id", "size": [cols, rows], "rows": [[y, ansi], ...], "cursor":
+  [x, y] | null, "mouse": int, "app_cursor": bool, "full": bool}`` — changed styled
+  rows (plus the input modes the client mirrors onto the host) of the panes the
+  client can see (its active tab), at most :data:`MAX_FPS` times per second. Hidden
+  panes cost nothing.
+* ``{"t": "bye", "reason": ...}`` before the server stops.
+
+The client sends lines on the same connection: ``{"t": "in", "pane_id", "data"}``
+(bytes as a latin-1 string), ``{"t": "paste", ...}`` (re-bracketed when the pane
+enabled mode 2004), ``{"t": "resize", "cols", "rows"}`` (its pane-area size) and
+``{"t": "view", "workspace_id", "tab_id", "focused"}``. Commands (split, close, focus…)
+go through the normal public methods on separate connections.
+
+Sizes: the most recently active client (attach, input, resize) decides the session
+area; after the last client leaves, the PTYs keep their last size (herdr-spec §1.1).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from herdr.api import protocol
+from herdr.runtime import model as m
+from herdr.runtime.events import Filter
+from herdr.runtime.layout import Rect
+from herdr.server.core import ServerCore, encode
+
+if TYPE_CHECKING:
+    from herdr.server.panes import Terminal
+    from herdr.server.transport import Connection
+
+log = logging.getLogger("herdr.server.attach")
+
+MAX_FPS = 60
+FRAME_S = 1.0 / MAX_FPS
+STATE_REFRESH_S = 1.0  # titles and cwds change without events: re-check this often
+MAX_CLIENT_LINE = 4 * 1024 * 1024
+_RESET = "\x1b[0m"
+_QUIET_KINDS = frozenset({"pane_output_changed", protocol.PANE_SCROLL_CHANGED})
+
+
+class _AnyLifecycle(Filter):
+    """Hears every lifecycle/state event (never output) so attached clients wake."""
+
+    shared = True
+
+    def __init__(self) -> None:
+        super().__init__({"type": "herdr.attach"})
+        self.kinds = frozenset(protocol.EVENT_KINDS) - _QUIET_KINDS
+
+
+@dataclass(eq=False)
+class _Screen:
+    """The last rows read from one terminal, with a version per row."""
+
+    size: tuple[int, int] = (0, 0)
+    rows: list[str] = field(default_factory=list)
+    vers: list[int] = field(default_factory=list)
+    ver: int = 0
+    revision: int = -1
+    cursor: tuple[int, int] | None = None
+    mouse: int = 0
+    app_cursor: bool = False
+    scrolled: bool = False
+
+    def refresh(self, term: Terminal) -> None:
+        em = term.emulator
+        if em.closed or em.revision == self.revision:
+            return
+        self.revision = em.revision
+        self.ver += 1
+        size = (em.cols, em.rows)
+        offset = em.scroll_offset
+        if offset:
+            self._viewport(term, offset)
+            return
+        if size != self.size or self.scrolled:
+            self.scrolled = False
+            self.size = size
+            self.rows = em.ansi_rows()
+            self.vers = [self.ver] * len(self.rows)
+            em.forget_sent_rows()
+            em.take_changed_rows()
+        else:
+            for y, row in em.take_changed_rows().items():
+                if y < len(self.rows):
+                    self.rows[y] = row
+                    self.vers[y] = self.ver
+        self.cursor = em.cursor if em.cursor_visible else None
+        modes = em.input_modes()
+        self.mouse = modes.mouse_tracking
+        self.app_cursor = modes.application_cursor
+
+    def _viewport(self, term: Terminal, offset: int) -> None:
+        """Rows of a viewport scrolled ``offset`` rows up into the scrollback."""
+        em = term.emulator
+        self.scrolled = True
+        end = em.total_rows - 1 - offset
+        start = max(0, end - em.rows + 1)
+        text = em.screen_text(start, end, ansi=True)
+        rows = [
+            r if r.endswith(_RESET) or "\x1b[" not in r else r + _RESET for r in text.split("\r\n")
+        ]
+        rows = (rows + [""] * em.rows)[: em.rows]
+        if (em.cols, em.rows) != self.size or len(self.rows) != len(rows):
+            self.size = (em.cols, em.rows)
+            self.rows = rows
+            self.vers = [self.ver] * len(rows)
+        else:
+            for y, row in enumerate(rows):
+                if self.rows[y] != row:
+                    self.rows[y] = row
+                    self.vers[y] = self.ver
+        self.cursor = None
+        self.mouse = 0
+
+    def invalidate(self) -> None:
+        """Re-read on the next refresh (the viewport moved without new output)."""
+        self.revision = -1
+
+
+@dataclass(eq=False)
+class _Sent:
+    terminal_id: str
+    size: tuple[int, int]
+    ver: int
+    cursor: tuple[int, int] | None
+    mouse: int
+    app_cursor: bool
+
+
+@dataclass(eq=False)
+class AttachedClient:
+    client_id: str
+    conn: Connection
+    cols: int = 0
+    rows: int = 0
+    workspace_id: str | None = None
+    tab_id: str | None = None
+    focused: bool = True
+    last_active: float = field(default_factory=time.monotonic)
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    state_gen: int = -1
+    sent: dict[str, _Sent] = field(default_factory=dict)
+    watching: dict[str, Terminal] = field(default_factory=dict)  # terminal_id -> term
+    visible: frozenset[str] = frozenset()  # pane ids
+
+    def view_tab(self, session: m.Session) -> tuple[m.Workspace, m.Tab] | None:
+        """The tab this client shows (its own choice, else the session's focus)."""
+        if self.tab_id is not None:
+            with contextlib.suppress(m.ModelError):
+                return session.tab(self.tab_id)
+        if self.workspace_id is not None:
+            with contextlib.suppress(m.ModelError):
+                ws = session.workspace(self.workspace_id)
+                return ws, ws.active()
+        current = session.active()
+        if current is None:
+            return None
+        return current, current.active()
+
+
+class AttachRegistry:
+    """Every attached client of one server; owns the per-terminal row cache."""
+
+    def __init__(self, core: ServerCore) -> None:
+        self.core = core
+        self.clients: dict[str, AttachedClient] = {}
+        self.screens: dict[str, _Screen] = {}
+        self.state_gen = 0
+        self._state_line: bytes = b""
+        self._state_line_gen = -1
+        self._last_seq = -1
+        self._next_id = 1
+        self._last_state_build = 0.0
+        core.pane_viewed = self.pane_viewed
+
+    # -- seen/attention --------------------------------------------------------------
+
+    def pane_viewed(self, pane_id: str) -> bool:
+        host = self.core.host
+        if host is None:
+            return False
+        for client in self.clients.values():
+            if client.focused and pane_id in client.visible:
+                return True
+            if client.focused:
+                shown = client.view_tab(host.session)
+                if shown is not None and any(
+                    shown[0].pane_id(p) == pane_id for p in shown[1].panes.values()
+                ):
+                    return True
+        return False
+
+    # -- state document --------------------------------------------------------------
+
+    def mark_changed(self) -> None:
+        self.state_gen += 1
+        for client in self.clients.values():
+            client.wake.set()
+
+    def state_line(self) -> bytes:
+        bus_seq = self.core.bus.last_seq
+        now = time.monotonic()
+        if bus_seq != self._last_seq or now - self._last_state_build >= STATE_REFRESH_S:
+            self._last_seq = bus_seq
+            self._last_state_build = now
+            line = encode({"t": "state", "state": self.state_doc()})
+            if line != self._state_line:
+                self._state_line = line
+                self.state_gen += 1
+        return self._state_line
+
+    def state_doc(self) -> dict[str, Any]:
+        host = self.core.panes
+        session = host.session
+        layouts: dict[str, Any] = {}
+        for ws in session.workspaces:
+            for tab in ws.tabs:
+                geo = session.geometry(tab, zoomed=True)
+                layouts[ws.tab_id(tab)] = {
+                    "zoomed": tab.zoomed,
+                    "focused_pane_id": ws.pane_id(tab.panes[tab.focused]),
+                    "panes": [
+                        [ws.pane_id(tab.panes[k]), r.x, r.y, r.width, r.height]
+                        for k, r in geo.panes.items()
+                    ],
+                    # for border drags: [path, direction, divider rect, split area]
+                    "splits": [
+                        [
+                            list(d.path),
+                            d.direction,
+                            [d.rect.x, d.rect.y, d.rect.width, d.rect.height],
+                            [d.area.x, d.area.y, d.area.width, d.area.height],
+                        ]
+                        for d in geo.dividers
+                    ],
+                }
+        ws_id, tab_id, pane_id = session.focused_ids()
+        return {
+            "workspaces": [host.workspace_record(ws) for ws in session.workspaces],
+            "tabs": [host.tab_record(ws, tab) for ws in session.workspaces for tab in ws.tabs],
+            "panes": [host.pane_record(loc) for loc in session.iter_panes()],
+            "layouts": layouts,
+            "focused": [ws_id, tab_id, pane_id],
+            "area": [session.area.width, session.area.height],
+        }
+
+    # -- sizes -------------------------------------------------------------------------
+
+    def touch(self, client: AttachedClient) -> None:
+        """``client`` is now the most recently active one: its size rules."""
+        client.last_active = time.monotonic()
+        self.apply_size(client)
+
+    def apply_size(self, client: AttachedClient) -> None:
+        host = self.core.host
+        if host is None or client.cols <= 0 or client.rows <= 0:
+            return
+        area = host.session.area
+        if (area.width, area.height) == (client.cols, client.rows):
+            return
+        host.session.area = Rect(0, 0, client.cols, client.rows)
+        for ws in host.session.workspaces:
+            for tab in ws.tabs:
+                host.resize_tab(ws, tab)
+        self._last_seq = -1  # rebuild the document
+        self.mark_changed()
+
+    # -- per-client stream ---------------------------------------------------------------
+
+    def new_client(self, conn: Connection, params: dict[str, Any]) -> AttachedClient:
+        client = AttachedClient(f"client_{self._next_id}", conn)
+        self._next_id += 1
+        client.cols = _int(params.get("cols"), 0)
+        client.rows = _int(params.get("rows"), 0)
+        client.workspace_id = _str(params.get("workspace_id"))
+        client.tab_id = _str(params.get("tab_id"))
+        self.clients[client.client_id] = client
+        self.touch(client)
+        return client
+
+    def drop(self, client: AttachedClient) -> None:
+        self.clients.pop(client.client_id, None)
+        for term in client.watching.values():
+            term.output_waiters.discard(client.wake)
+        client.watching.clear()
+        if not self.clients:
+            self.screens.clear()
+
+    def _watch(self, client: AttachedClient, terms: dict[str, Terminal]) -> None:
+        for tid, term in list(client.watching.items()):
+            if tid not in terms:
+                term.output_waiters.discard(client.wake)
+                del client.watching[tid]
+        for tid, term in terms.items():
+            if tid not in client.watching:
+                term.output_waiters.add(client.wake)
+                client.watching[tid] = term
+
+    def frame_lines(self, client: AttachedClient) -> list[bytes]:
+        """Everything ``client`` has not seen yet: state, then rows of visible panes."""
+        host = self.core.panes
+        lines: list[bytes] = []
+        state = self.state_line()
+        if client.state_gen != self.state_gen:
+            client.state_gen = self.state_gen
+            lines.append(state)
+        shown = client.view_tab(host.session)
+        terms: dict[str, Terminal] = {}
+        visible: set[str] = set()
+        if shown is not None:
+            ws, tab = shown
+            geo = host.session.geometry(tab, zoomed=True)
+            for key in geo.panes:
+                pane = tab.panes[key]
+                term = host.terminals.get(pane.terminal_id)
+                if term is None:
+                    continue
+                pane_id = ws.pane_id(pane)
+                visible.add(pane_id)
+                terms[pane.terminal_id] = term
+                line = self._rows_line(client, pane_id, term)
+                if line is not None:
+                    lines.append(line)
+        client.visible = frozenset(visible)
+        for pane_id in list(client.sent):
+            if pane_id not in visible:
+                del client.sent[pane_id]
+        self._watch(client, terms)
+        return lines
+
+    def _rows_line(self, client: AttachedClient, pane_id: str, term: Terminal) -> bytes | None:
+        screen = self.screens.get(term.terminal_id)
+        if screen is None:
+            screen = self.screens[term.terminal_id] = _Screen()
+        screen.refresh(term)
+        sent = client.sent.get(pane_id)
+        full = sent is None or sent.terminal_id != term.terminal_id or sent.size != screen.size
+        if full:
+            rows = list(enumerate(screen.rows))
+        else:
+            assert sent is not None
+            if (
+                sent.ver == screen.ver
+                and sent.cursor == screen.cursor
+                and sent.mouse == screen.mouse
+                and sent.app_cursor == screen.app_cursor
+            ):
+                return None
+            rows = [(y, r) for y, r in enumerate(screen.rows) if screen.vers[y] > sent.ver]
+        client.sent[pane_id] = _Sent(
+            term.terminal_id,
+            screen.size,
+            screen.ver,
+            screen.cursor,
+            screen.mouse,
+            screen.app_cursor,
+        )
+        return encode(
+            {
+                "t": "rows",
+                "pane_id": pane_id,
+                "size": list(screen.size),
+                "rows": rows,
+                "cursor": list(screen.cursor) if screen.cursor is not None else None,
+                "mouse": screen.mouse,
+                "app_cursor": screen.app_cursor,
+                "full": full,
+            }
+        )
+
+    # -- client messages -----------------------------------------------------------------
+
+    def handle_message(self, client: AttachedClient, msg: dict[str, Any]) -> None:
+        kind = msg.get("t")
+        host = self.core.panes
+        if kind in {"in", "paste"}:
+            data = msg.get("data")
+            if not isinstance(data, str):
+                return
+            raw = data.encode("latin-1", "replace")
+            term = self._input_terminal(client, _str(msg.get("pane_id")))
+            if term is None:
+                return
+            if kind == "paste":
+                raw = raw.replace(b"\x1b[201~", b"")
+                if term.emulator.input_modes().bracketed_paste:
+                    raw = b"\x1b[200~" + raw + b"\x1b[201~"
+            if term.emulator.scroll_offset:
+                term.emulator.scroll_to_bottom()
+                self._invalidate(term)
+            with contextlib.suppress(Exception):
+                term.write(raw)
+            self.touch(client)
+        elif kind == "scroll":
+            term = self._input_terminal(client, _str(msg.get("pane_id")))
+            delta = _int(msg.get("delta"), 0)
+            if term is not None and delta and not term.emulator.closed:
+                if delta > 0 and term.emulator.scroll_offset <= delta:
+                    term.emulator.scroll_to_bottom()
+                else:
+                    term.emulator.scroll_viewport(delta)
+                self._invalidate(term)
+        elif kind == "resize":
+            client.cols = max(1, _int(msg.get("cols"), client.cols))
+            client.rows = max(1, _int(msg.get("rows"), client.rows))
+            self.touch(client)
+            client.wake.set()
+        elif kind == "view":
+            before = client.view_tab(host.session)
+            client.workspace_id = _str(msg.get("workspace_id"))
+            client.tab_id = _str(msg.get("tab_id"))
+            was_focused = client.focused
+            focused = msg.get("focused")
+            if isinstance(focused, bool):
+                client.focused = focused
+            after = client.view_tab(host.session)
+            if after is not None and client.focused:
+                changed = before is None or before[1] is not after[1]
+                if changed or not was_focused:
+                    ws, tab = after
+                    try:
+                        self.core.on_tab_viewed(ws.id, ws.tab_id(tab))
+                    except Exception:
+                        log.exception("on_tab_viewed failed")
+            client.wake.set()
+
+    def _invalidate(self, term: Terminal) -> None:
+        screen = self.screens.get(term.terminal_id)
+        if screen is not None:
+            screen.invalidate()
+        for client in self.clients.values():
+            if term.terminal_id in client.watching:
+                client.wake.set()
+
+    def _input_terminal(self, client: AttachedClient, pane_id: str | None) -> Terminal | None:
+        host = self.core.panes
+        loc: m.PaneLoc | None = None
+        if pane_id is not None:
+            with contextlib.suppress(m.ModelError):
+                loc = host.session.pane(pane_id)
+        if loc is None:
+            shown = client.view_tab(host.session)
+            if shown is None:
+                return None
+            ws, tab = shown
+            loc = m.PaneLoc(ws, tab, tab.panes[tab.focused])
+        return host.terminal(loc)
+
+
+def registry_for(core: ServerCore) -> AttachRegistry:
+    """The server's registry, created (and hooked into ``core``) on first use."""
+    registry = getattr(core, "_attach_registry", None)
+    if not isinstance(registry, AttachRegistry):
+        registry = AttachRegistry(core)
+        setattr(core, "_attach_registry", registry)  # noqa: B010 - ServerCore is not ours
+    return registry
+
+
+async def serve_client(core: ServerCore, conn: Connection, request_id: str, params: Any) -> None:
+    """Run one attach stream until the client or the server goes away."""
+    registry = registry_for(core)
+    client = registry.new_client(conn, params if isinstance(params, dict) else {})
+    sub, _info = core.bus.subscribe([_AnyLifecycle()])
+    sub.wake = client.wake.set
+    conn.add_close_callback(client.wake.set)
+    stop_task = asyncio.get_running_loop().create_task(core.stopping.wait())
+    stop_task.add_done_callback(lambda _t: client.wake.set())
+    reader_task = asyncio.get_running_loop().create_task(_read_client(registry, client))
+    started = {"type": "attach_started", "client_id": client.client_id, "max_fps": MAX_FPS}
+    conn.write(encode(protocol.success(request_id, started)))
+    client.wake.set()  # the first frame: state and every visible row
+    log.info("client attached", extra={"client_id": client.client_id})
+    try:
+        last = 0.0
+        while not conn.closed:
+            await client.wake.wait()
+            if core.stopping.is_set() or conn.closed:
+                break
+            delay = last + FRAME_S - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)  # coalesce: at most MAX_FPS frames per second
+            client.wake.clear()
+            core.bus.drain(sub)
+            sub.dropped = 0
+            if conn.closed:
+                break
+            last = time.monotonic()
+            lines = registry.frame_lines(client)
+            if lines:
+                conn.writelines(lines)
+                if not await conn.drain():
+                    break
+        if core.stopping.is_set() and not conn.closed:
+            conn.write(encode({"t": "bye", "reason": "server_stopping"}))
+            await conn.drain()
+    finally:
+        core.bus.unsubscribe(sub)
+        registry.drop(client)
+        reader_task.cancel()
+        stop_task.cancel()
+        log.info("client detached", extra={"client_id": client.client_id})
+
+
+async def _read_client(registry: AttachRegistry, client: AttachedClient) -> None:
+    reader = client.conn.reader
+    try:
+        while True:
+            try:
+                line = await reader.readuntil(b"\n")
+            except asyncio.LimitOverrunError:
+                log.warning("attach client line too long; dropping the client")
+                break
+            except asyncio.IncompleteReadError:
+                break
+            try:
+                msg = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+            if isinstance(msg, dict):
+                try:
+                    registry.handle_message(client, msg)
+                except Exception:
+                    log.exception("attach message failed")
+    except (OSError, ValueError):
+        pass
+    finally:
+        client.conn._mark_closed()
+        client.wake.set()
+
+
+def _int(value: Any, default: int) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return min(value, 10_000)
+    return default
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None

@@ -1,0 +1,33 @@
+"""``client.attach``: the held TUI stream (see :mod:`herdr.server.attach`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from herdr.api import protocol
+from herdr.server.attach import serve_client
+from herdr.server.core import ApiError, Call, Result
+
+ATTACH_METHOD = "client.attach"
+
+
+def attach_precheck(params: dict[str, Any]) -> None:
+    for name in ("cols", "rows"):
+        value = params.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 10_000:
+            raise ApiError(
+                protocol.INVALID_PARAMS, f"params.{name}: expected an integer in 0..10000"
+            )
+    for name in ("workspace_id", "tab_id"):
+        value = params.get(name)
+        if value is not None and not isinstance(value, str):
+            raise ApiError(protocol.INVALID_PARAMS, f"params.{name}: expected a string")
+
+
+async def client_attach(call: Call) -> Result | None:
+    """Answer ``attach_started``, then stream state and rows until either side leaves."""
+    call.core.panes  # noqa: B018 - raises internal_error without a session model
+    await serve_client(call.core, call.conn, call.id, call.params)
+    return None

@@ -1,0 +1,179 @@
+"""``client.attach`` against a real server: state, rows, input, sizes, visibility."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from typing import Any
+
+import pytest
+
+from conftest import ServerHandle
+from helpers import wait_until
+
+
+class Stream:
+    """One attached client, read line by line."""
+
+    def __init__(self, path: str, params: dict[str, Any]) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(10)
+        self.sock.connect(path)
+        self.buf = b""
+        self.state: dict[str, Any] = {}
+        self.rows: dict[str, dict[int, str]] = {}
+        self.sizes: dict[str, list[int]] = {}
+        self.seen_rows_for: set[str] = set()
+        request = {"id": "a1", "method": "client.attach", "params": params}
+        self.send(request)
+        self.started = self.read()
+
+    def send(self, msg: dict[str, Any]) -> None:
+        self.sock.sendall(json.dumps(msg).encode() + b"\n")
+
+    def read(self, timeout: float = 10.0) -> dict[str, Any]:
+        self.sock.settimeout(timeout)
+        while b"\n" not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        doc: dict[str, Any] = json.loads(line)
+        if doc.get("t") == "state":
+            self.state = doc["state"]
+        elif doc.get("t") == "rows":
+            pane = doc["pane_id"]
+            self.seen_rows_for.add(pane)
+            self.sizes[pane] = doc["size"]
+            if doc["full"]:
+                self.rows[pane] = {}
+            for y, row in doc["rows"]:
+                self.rows.setdefault(pane, {})[y] = row
+        return doc
+
+    def pump(self, until: Any, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not until():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("condition not met on the attach stream")
+            try:
+                self.read(timeout=min(left, 0.5))
+            except TimeoutError:
+                continue
+
+    def text(self, pane: str) -> str:
+        rows = self.rows.get(pane, {})
+        return "\n".join(rows[y] for y in sorted(rows))
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@pytest.fixture
+def workspace(herdr_server: ServerHandle) -> ServerHandle:
+    reply = herdr_server.request("workspace.create", {"cwd": "/tmp", "focus": True})
+    assert "result" in reply, reply
+    return herdr_server
+
+
+def test_attach_snapshot_rows_and_input(workspace: ServerHandle) -> None:
+    stream = Stream(str(workspace.socket_path), {"cols": 100, "rows": 30})
+    try:
+        assert stream.started["result"]["type"] == "attach_started"
+        stream.pump(lambda: stream.state and "w1:p1" in stream.rows)
+        assert [w["workspace_id"] for w in stream.state["workspaces"]] == ["w1"]
+        assert stream.state["layouts"]["w1:t1"]["panes"][0][0] == "w1:p1"
+        assert stream.state["area"] == [100, 30]
+        assert stream.sizes["w1:p1"] == [100, 30]
+        stream.send({"t": "in", "pane_id": "w1:p1", "data": "echo attach''ed\r"})
+        stream.pump(lambda: "attached" in stream.text("w1:p1"))
+    finally:
+        stream.close()
+
+
+def test_split_resize_and_hidden_tabs(workspace: ServerHandle) -> None:
+    stream = Stream(str(workspace.socket_path), {"cols": 101, "rows": 30})
+    try:
+        stream.pump(lambda: "w1:p1" in stream.rows)
+        reply = workspace.request("pane.split", {"target_pane_id": "w1:p1", "direction": "right"})
+        assert "result" in reply, reply
+        stream.pump(lambda: len(stream.state["layouts"]["w1:t1"]["panes"]) == 2)
+        stream.pump(lambda: "w1:p2" in stream.rows)
+        assert stream.sizes["w1:p1"][0] + stream.sizes["w1:p2"][0] + 1 == 101
+        stream.send({"t": "resize", "cols": 81, "rows": 20})
+        stream.pump(lambda: stream.state["area"] == [81, 20])
+        stream.pump(lambda: stream.sizes["w1:p1"][1] == 20)
+        # a tab this client does not show costs nothing: no rows for its pane
+        reply = workspace.request("tab.create", {"workspace_id": "w1"})
+        new_pane = reply["result"]["root_pane"]["pane_id"]
+        workspace.request("pane.send_text", {"pane_id": new_pane, "text": "echo hidden\r"})
+        stream.pump(lambda: any(p["pane_id"] == new_pane for p in stream.state["panes"]))
+        with pytest.raises(TimeoutError):
+            stream.pump(lambda: new_pane in stream.seen_rows_for, timeout=1.0)
+        # once the client shows that tab, its rows arrive
+        stream.send({"t": "view", "workspace_id": "w1", "tab_id": "w1:t2", "focused": True})
+        stream.pump(lambda: "hidden" in stream.text(new_pane))
+    finally:
+        stream.close()
+
+
+def test_most_recently_active_client_sets_the_size(workspace: ServerHandle) -> None:
+    first = Stream(str(workspace.socket_path), {"cols": 90, "rows": 25})
+    try:
+        first.pump(lambda: first.state.get("area") == [90, 25])
+        second = Stream(str(workspace.socket_path), {"cols": 70, "rows": 20})
+        try:
+            second.pump(lambda: second.state.get("area") == [70, 20])
+            first.send({"t": "in", "pane_id": "w1:p1", "data": "x"})
+            second.pump(lambda: second.state.get("area") == [90, 25])
+        finally:
+            second.close()
+        # the last client leaving keeps the size (herdr-spec §1.1)
+        time.sleep(0.1)
+        snap = workspace.request("session.snapshot", {})["result"]["snapshot"]
+        assert snap["layouts"][0]["area"]["width"] == 90
+    finally:
+        first.close()
+
+
+def test_bad_attach_params_are_rejected(workspace: ServerHandle) -> None:
+    reply = workspace.request("client.attach", {"cols": "wide"})
+    assert reply["error"]["code"] == "invalid_params"
+
+
+def test_remaining_client_keeps_streaming_after_another_leaves(workspace: ServerHandle) -> None:
+    # the output of a visible pane keeps flowing at a bounded rate while another client
+    # detaches: a gone client must not break the stream of the remaining one
+    a = Stream(str(workspace.socket_path), {"cols": 80, "rows": 24})
+    b = Stream(str(workspace.socket_path), {"cols": 80, "rows": 24})
+    try:
+        a.pump(lambda: "w1:p1" in a.rows)
+        b.close()
+        a.send({"t": "in", "pane_id": "w1:p1", "data": "echo still''here\r"})
+        a.pump(lambda: "stillhere" in a.text("w1:p1"))
+        wait_until(lambda: workspace.request("ping", {}).get("result"), 5)
+    finally:
+        a.close()
+
+
+def test_wheel_scroll_shows_scrollback_and_input_returns(workspace: ServerHandle) -> None:
+    stream = Stream(str(workspace.socket_path), {"cols": 80, "rows": 10})
+    try:
+        stream.pump(lambda: "w1:p1" in stream.rows)
+        stream.send({"t": "in", "pane_id": "w1:p1", "data": "seq 1 60 | sed s/^/line/\r"})
+        stream.pump(lambda: "line60" in stream.text("w1:p1"))
+        assert "line30" not in stream.text("w1:p1")
+        stream.send({"t": "scroll", "pane_id": "w1:p1", "delta": -30})
+        stream.pump(lambda: "line30" in stream.text("w1:p1"))
+        assert "line60" not in stream.text("w1:p1")
+        stream.send({"t": "scroll", "pane_id": "w1:p1", "delta": 100})
+        stream.pump(lambda: "line60" in stream.text("w1:p1"))
+        stream.send({"t": "scroll", "pane_id": "w1:p1", "delta": -30})
+        stream.pump(lambda: "line60" not in stream.text("w1:p1"))
+        stream.send({"t": "in", "pane_id": "w1:p1", "data": "echo back''down\r"})
+        stream.pump(lambda: "backdown" in stream.text("w1:p1"))
+    finally:
+        stream.close()
