@@ -6,7 +6,10 @@ run, each command's wall time from spawn to exit:
 
 * ``herdr pane list`` (falls back to ``herdr status server --json`` while the server
   does not know ``pane.list``) against the live server,
+* the same herdr command as ``python -m herdr ...``,
 * ``python -c pass`` with the same interpreter (the floor for any Python CLI),
+* ``python -c "import re"``: the floor of a pip console script, whose generated
+  wrapper imports ``re`` before it imports herdr,
 * ``tmux -L <private> list-panes`` (the peer).
 
 Reports median and p90 in ms and the ratio to the bare interpreter. Both servers are
@@ -115,9 +118,12 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=30)
     args = parser.parse_args()
     with herdr_server() as env, tmux_server() as tmux:
+        herdr = pick_herdr_command(env)
         commands = {
-            "herdr": pick_herdr_command(env),
+            "herdr": herdr,
+            "python -m herdr": [sys.executable, "-m", "herdr", *herdr[len(herdr_bin()) :]],
             "python -c pass": [sys.executable, "-c", "pass"],
+            "python import re": [sys.executable, "-c", "import re"],
         }
         if tmux is not None:
             commands["tmux list-panes"] = tmux

@@ -1,20 +1,21 @@
 """The ``herdr`` command line: argparse front end with lazily imported handlers.
 
 Start-up is a product feature (agents call the CLI hundreds of times), so this module
-imports only argparse, os and sys; each noun's handler module is imported when its
-command runs, and nothing here pulls in asyncio, the emulator, regex or orjson.
+imports only os and sys: simple verbs are answered by :mod:`herdr.cli.fast` without
+argparse (or the ``re``/gettext/locale it drags in); other command lines get argparse
+from :mod:`herdr.cli.parsing`, and each noun's handler module is imported when its
+command runs. Nothing here pulls in asyncio, the emulator, regex or orjson.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
 
 from herdr import PROTOCOL_VERSION, __version__
 
-Handler = Callable[[argparse.Namespace], int]
+Handler = Callable[["argparse.Namespace"], int]
 
 
 class UsageError(Exception):
@@ -43,45 +44,19 @@ def _config_path_hint() -> str:
     return config_file(os.environ)
 
 
-def _terminal_width() -> int:
-    """``shutil.get_terminal_size`` without importing shutil (and bz2, lzma, ...)."""
-    try:
-        columns = int(os.environ.get("COLUMNS", "0"))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            columns = 80
-    return columns - 2
+def __getattr__(name: str) -> object:
+    """``Parser`` lives in :mod:`herdr.cli.parsing` (imported only when parsing)."""
+    if name in ("Parser", "_Formatter"):
+        from herdr.cli import parsing
 
-
-class _Formatter(argparse.HelpFormatter):
-    # argparse builds a formatter for every add_argument(); the default one imports
-    # shutil just to ask for the terminal width, which costs each CLI call ~5 ms.
-    def __init__(
-        self,
-        prog: str,
-        indent_increment: int = 2,
-        max_help_position: int = 24,
-        width: int | None = None,
-    ) -> None:
-        super().__init__(prog, indent_increment, max_help_position, width or _terminal_width())
-
-
-class Parser(argparse.ArgumentParser):
-    """Every (sub)parser uses the light formatter (subparsers inherit the class)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", _Formatter)
-        super().__init__(*args, **kwargs)
+        return getattr(parsing, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # noun -> (help, builder). Builders named "module:function" live in their own modules
 # and are imported only when that noun is on the command line.
 NOUNS: dict[str, tuple[str, str]] = {
-    "agent": ("inspect and drive agents", "herdr.cli.main:_add_agent"),
+    "agent": ("inspect and drive agents", "herdr.cli.agent:add_agent"),
     "server": (
         "run the headless server in the foreground, or control it",
         "herdr.cli.main:_add_server",
@@ -173,6 +148,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 def _build(noun: str | None, verb: str | None, *, full: bool) -> argparse.ArgumentParser:
+    from herdr.cli.parsing import Parser
+
     _wanted[:] = [noun, verb]
     _lazy_verbs.clear()
     parser = Parser(
@@ -209,6 +186,10 @@ def _build(noun: str | None, verb: str | None, *, full: bool) -> argparse.Argume
 
 def session_parent() -> Parser:
     """``--session`` accepted after the verb too (``herdr server stop --session work``)."""
+    import argparse
+
+    from herdr.cli.parsing import Parser
+
     parent = Parser(add_help=False)
     parent.add_argument(
         "--session", metavar="NAME", default=argparse.SUPPRESS, help="use a named session"
@@ -218,7 +199,10 @@ def session_parent() -> Parser:
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the CLI ~2 ms
 if TYPE_CHECKING:
+    import argparse
     from typing import Any, TypeAlias
+
+    from herdr.cli.parsing import Parser as Parser  # noqa: PLC0414 (re-exported)
 
     Nouns: TypeAlias = argparse._SubParsersAction["Parser"]
 
@@ -235,6 +219,12 @@ def _add_server(nouns: Nouns) -> None:
     verbs = add_verbs(server, "herdr server", required=False)
     stop = verbs.add_parser("stop", help="stop the server and its panes")
     stop.set_defaults(handler=_lazy("herdr.cli.server", "server_stop"))
+    manifests = verbs.add_parser("agent-manifests", help="detection manifest layers per agent")
+    manifests.set_defaults(handler=_lazy("herdr.cli.agent", "run_agent_manifests"))
+    reload = verbs.add_parser(
+        "reload-agent-manifests", help="re-read detection manifests and restart detection"
+    )
+    reload.set_defaults(handler=_lazy("herdr.cli.agent", "run_reload_agent_manifests"))
 
 
 def _add_status(nouns: Nouns) -> None:
@@ -258,6 +248,9 @@ def _add_session(nouns: Nouns) -> None:
         cmd.add_argument("name", help="session name (default = the default session)")
         cmd.add_argument("--json", action="store_true", help="print JSON")
         cmd.set_defaults(handler=_lazy("herdr.cli.session", f"run_{verb}"))
+    attach = verbs.add_parser("attach", help="attach the TUI to a session (starting it)")
+    attach.add_argument("name", help="session name (default = the default session)")
+    attach.set_defaults(handler=_lazy("herdr.cli.launch", "run_tui"))
 
 
 def _add_api(nouns: Nouns) -> None:
@@ -271,32 +264,14 @@ def _add_api(nouns: Nouns) -> None:
     snapshot.set_defaults(handler=_lazy("herdr.cli.api", "run_snapshot"))
 
 
-def _add_agent(nouns: Nouns) -> None:
-    agent = nouns.add_parser("agent", help=NOUNS["agent"][0])
-    verbs = agent.add_subparsers(dest="verb", metavar="<verb>", required=True, prog="herdr agent")
-
-    explain = verbs.add_parser(
-        "explain",
-        help="show which detection rule decides an agent's state",
-        description=(
-            "Explain detection for a live agent, or offline for a saved screen with "
-            "--file SCREEN --agent LABEL (no server needed)."
-        ),
-    )
-    explain.add_argument("target", nargs="?", help="agent name or pane id (live mode)")
-    explain.add_argument("--file", metavar="SCREEN", help="screen text file (offline mode)")
-    explain.add_argument("--agent", metavar="LABEL", help="agent label for --file")
-    explain.add_argument("--osc-title", default="", metavar="T", help="OSC title (offline)")
-    explain.add_argument("--osc-progress", default="", metavar="P", help="OSC 9 progress")
-    fmt = explain.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="print the explain JSON")
-    fmt.add_argument("--verbose", action="store_true", help="add flags and every rule")
-    explain.set_defaults(handler=_lazy("herdr.cli.explain", "run_explain"))
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
+    from herdr.cli.fast import run_simple
+
+    simple = run_simple(argv)  # a simple verb, answered without building any parser
+    if simple is not None:
+        return simple
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if args.default_config:
@@ -314,8 +289,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(str(exc))
     handler: Handler | None = getattr(args, "handler", None)
     if handler is None:
-        parser.print_help()
-        return 0
+        if getattr(args, "noun", None) is not None:
+            parser.print_help()
+            return 0
+        handler = _lazy("herdr.cli.launch", "run_tui")  # bare `herdr`: start-or-attach
     try:
         return handler(args)
     except UsageError as exc:

@@ -1,7 +1,8 @@
 """One request per connection to the session socket, for the CLI.
 
-Blocking ``_socket`` + json only: the CLI never imports asyncio or orjson (nor the
-``socket`` wrapper module, whose enum/selectors imports cost ~8 ms a call). Errors
+Blocking ``_socket`` + ``_json`` only: the CLI never imports asyncio or orjson (nor the
+``socket`` wrapper module, whose enum/selectors imports cost ~8 ms a call, nor ``json``,
+whose ``re`` import costs as much; see :mod:`herdr.cli.jsonlite`). Errors
 come back as the spec's envelope on stderr with exit code 1. Control commands never
 start a server; they ping first so an incompatible server is reported as
 ``protocol_mismatch`` instead of failing in some confusing way.
@@ -10,16 +11,15 @@ start a server; they ping first so an incompatible server is reported as
 from __future__ import annotations
 
 import _socket
-import argparse
-import json
 import os
 import sys
 
 from herdr import PROTOCOL_VERSION
-from herdr.cli import envpaths
+from herdr.cli import envpaths, jsonlite
 
 TYPE_CHECKING = False  # typing is not imported at run time: it costs every CLI call
 if TYPE_CHECKING:
+    import argparse
     from typing import Any, NoReturn
 
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024
@@ -72,7 +72,7 @@ def is_live(path: str, timeout: float = 0.5) -> bool:
 
 def encode_request(method: str, params: dict[str, Any], rid: str | None = None) -> bytes:
     doc = {"id": rid or request_id(method), "method": method, "params": params}
-    return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    return jsonlite.dumps_compact(doc).encode("utf-8") + b"\n"
 
 
 def read_line(sock: _socket.socket, method: str, buf: bytearray) -> bytes:
@@ -100,7 +100,7 @@ def decode(line: bytes, method: str) -> dict[str, Any]:
     if not line:
         raise RequestFailed("internal_error", f"the server closed the connection during {method}")
     try:
-        envelope = json.loads(line)
+        envelope = jsonlite.loads(line)
     except ValueError as exc:
         raise RequestFailed("internal_error", f"unreadable response: {exc}") from None
     if not isinstance(envelope, dict):
@@ -139,7 +139,7 @@ def check_protocol(path: str) -> dict[str, Any]:
 def fail(code: str, message: str, rid: str = "") -> NoReturn:
     """Print the error envelope on stderr and exit 1."""
     doc = {"id": rid, "error": {"code": code, "message": message}}
-    sys.stderr.write(json.dumps(doc, ensure_ascii=False) + "\n")
+    sys.stderr.write(jsonlite.dumps(doc) + "\n")
     raise SystemExit(1)
 
 
@@ -161,14 +161,14 @@ def request_or_exit(
         fail(exc.code, exc.message, request_id(method))
     error = envelope.get("error")
     if isinstance(error, dict):
-        sys.stderr.write(json.dumps(envelope, ensure_ascii=False) + "\n")
+        sys.stderr.write(jsonlite.dumps(envelope) + "\n")
         raise SystemExit(1)
     return envelope
 
 
 def print_json(doc: object) -> None:
     """One compact JSON line on stdout (what scripts pipe into ``jq``)."""
-    sys.stdout.write(json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n")
+    sys.stdout.write(jsonlite.dumps_compact(doc) + "\n")
 
 
 def call_and_print(

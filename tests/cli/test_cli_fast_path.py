@@ -1,0 +1,114 @@
+"""The CLI fast path (``herdr.cli.fast``) sends exactly what the argparse path sends."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from conftest import ServerHandle
+from herdr.cli import fast, main, transport
+from herdr.cli.main import build_parser
+
+SAMPLES = [
+    ["pane", "list"],
+    ["pane", "list", "--workspace", "w1"],
+    ["pane", "list", "--workspace", "w1", "--workspace", "w2"],
+    ["--session", "work", "pane", "list"],
+    ["pane", "list", "--session", "work"],
+    ["--session", "a", "pane", "list", "--session", "b"],
+    ["pane", "get", "w1:p1"],
+    ["pane", "get", "w1:p1", "--session", "default"],
+    ["workspace", "list"],
+    ["workspace", "get", "w1"],
+    ["tab", "list", "--workspace", ""],
+    ["tab", "get", "w1:t1"],
+    ["agent", "list"],
+    ["agent", "get", "claude"],
+]
+
+NOT_SIMPLE = [
+    [],
+    ["pane"],
+    ["pane", "list", "--help"],
+    ["pane", "list", "-h"],
+    ["pane", "list", "--workspace=w1"],
+    ["pane", "list", "--work", "w1"],
+    ["pane", "list", "--workspace"],
+    ["pane", "list", "--workspace", "--session"],
+    ["pane", "list", "extra"],
+    ["pane", "get"],
+    ["pane", "get", "a", "b"],
+    ["pane", "get", "--", "w1:p1"],
+    ["pane", "read", "w1:p1"],
+    ["--session", "bad/name", "pane", "list"],
+    ["-V"],
+    ["--default-config"],
+]
+
+
+def argparse_request(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
+    """What the argparse path would send for ``argv`` (the socket is never touched)."""
+    sent: list[tuple[Any, ...]] = []
+
+    def capture(args: Any, method: str, params: dict[str, Any], **_: Any) -> int:
+        sent.append((method, params, getattr(args, "session", None)))
+        return 0
+
+    monkeypatch.setattr(transport, "call_and_print", capture)
+    args = build_parser(argv).parse_args(argv)
+    assert args.handler(args) == 0
+    assert len(sent) == 1
+    return sent[0]
+
+
+@pytest.mark.parametrize("argv", SAMPLES, ids=" ".join)
+def test_fast_path_matches_argparse(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    assert fast.parse(argv) == argparse_request(argv, monkeypatch)
+
+
+def test_every_simple_verb_is_covered() -> None:
+    covered = {(a[a.index(n)], a[a.index(n) + 1]) for a in SAMPLES for n in a if n in main.NOUNS}
+    assert covered == set(fast.SIMPLE)
+
+
+@pytest.mark.parametrize("argv", NOT_SIMPLE, ids=lambda a: " ".join(a) or "(none)")
+def test_anything_else_is_left_to_argparse(argv: list[str]) -> None:
+    assert fast.parse(argv) is None
+
+
+def test_fast_path_imports_no_argparse_json_or_re(herdr_server: ServerHandle) -> None:
+    code = (
+        "import sys\n"
+        "from herdr.cli.main import main\n"
+        "code = main(['pane', 'list'])\n"
+        "print(code, sorted({'argparse', 'json', 're', 'typing', 'gettext'} & set(sys.modules)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=herdr_server.env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout.splitlines()
+    assert out[0].startswith('{"id":"cli:pane.list","result":{"type":"pane_list"')
+    assert out[-1] == "0 []"
+
+
+def test_fast_and_argparse_paths_print_the_same(herdr_server: ServerHandle) -> None:
+    """Same stdout, stderr and exit code, on success and on a server error."""
+    herdr_server.cli("workspace", "create", "--label", "fast")
+    for argv in (["pane", "list"], ["pane", "get", "w9:p9"]):
+        fast_run = herdr_server.cli(*argv)
+        # an abbreviated ``--sess default`` is the same session but not a "simple" line
+        slow_run = herdr_server.cli(*argv, "--sess", "default")
+        assert fast.parse(argv) is not None
+        assert fast.parse([*argv, "--sess", "default"]) is None
+        assert (fast_run.returncode, fast_run.stdout, fast_run.stderr) == (
+            slow_run.returncode,
+            slow_run.stdout,
+            slow_run.stderr,
+        )
