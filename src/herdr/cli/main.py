@@ -170,6 +170,11 @@ def _build(noun: str | None, verb: str | None, *, full: bool) -> argparse.Argume
     parser.add_argument(
         "--default-config", action="store_true", help="print the default config.toml and exit"
     )
+    parser.add_argument(
+        "--skill",
+        action="store_true",
+        help="print the skill document that teaches a coding agent to drive herdr, and exit",
+    )
     nouns = parser.add_subparsers(dest="noun", metavar="<command>", prog="herdr")
     for name, (helptext, builder) in NOUNS.items():
         if noun is not None and name != noun:
@@ -278,6 +283,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from herdr.config.default_config import render
 
         sys.stdout.write(render())
+        return 0
+    if args.skill:
+        from importlib.resources import files
+
+        skill = files("herdr").joinpath("skills", "herdr", "SKILL.md")
+        sys.stdout.write(skill.read_text(encoding="utf-8"))
         return 0
     session = getattr(args, "session", None)
     if session is not None:
