@@ -19,10 +19,12 @@ import json
 import os
 import signal
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
+
+import orjson
 
 from herdr.client import actions as a
 from herdr.client.bindings import Bindings, help_entries, load_bindings
@@ -49,6 +51,10 @@ READ_LIMIT = 64 * 1024 * 1024
 _STATUSES = ("working", "blocked", "done", "idle", "unknown")
 
 ExitReason = Literal["detached", "empty", "server_stopped", "server_lost", "error"]
+# a visible pane without its contents: id, rect, title, agent, status, seen
+_Slot = tuple[str, Rect, str, str, AgentStatus, bool]
+# (state document, client-side key, view without panes, slots, focused pane id)
+_ViewCache = tuple[Any, tuple[Any, ...], ViewState, tuple[_Slot, ...], str | None]
 
 
 @dataclass
@@ -119,32 +125,97 @@ def _status(value: Any) -> AgentStatus:
     return value if value in _STATUSES else "unknown"
 
 
+class _StreamProtocol(asyncio.Protocol):
+    """The attach connection: complete lines go to ``on_lines`` from ``data_received``.
+
+    No reader task in between: the rows of a keystroke's echo are applied and drawn in
+    the callback that received them.
+    """
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.buffer = bytearray()
+        self.first: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self.on_lines: Callable[[list[bytes]], None] | None = None
+        self.on_lost: Callable[[str], None] | None = None
+        self.queued: list[bytes] = []  # lines that arrived before on_lines was set
+        self.lost: str | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's is no subclass
+
+    def data_received(self, data: bytes) -> None:
+        buffer = self.buffer
+        buffer += data
+        end = buffer.rfind(b"\n")
+        if end < 0:
+            if len(buffer) > READ_LIMIT:
+                self._lose("attach stream line too long")
+            return
+        lines = bytes(buffer[:end]).split(b"\n")
+        del buffer[: end + 1]
+        if not self.first.done():
+            self.first.set_result(lines.pop(0))
+        if self.on_lines is None:
+            self.queued += lines
+        elif lines:
+            self.on_lines(lines)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._lose(str(exc) if exc else "the server closed the connection")
+
+    def _lose(self, detail: str) -> None:
+        if self.transport is not None:
+            self.transport.abort()
+        if not self.first.done():
+            self.first.set_result(b"")
+        if self.lost is None:
+            self.lost = detail
+            if self.on_lost is not None:
+                self.on_lost(detail)
+
+
 class Connection:
     """The attach stream plus short request connections for commands."""
 
     def __init__(self, socket_path: str) -> None:
         self.socket_path = socket_path
-        self.reader: asyncio.StreamReader | None = None
-        self.writer: asyncio.StreamWriter | None = None
+        self.stream: _StreamProtocol | None = None
         self._seq = 0
 
     async def attach(self, params: dict[str, Any]) -> dict[str, Any]:
-        self.reader, self.writer = await asyncio.open_unix_connection(
-            self.socket_path, limit=READ_LIMIT
+        loop = asyncio.get_running_loop()
+        _transport, self.stream = await loop.create_unix_connection(
+            _StreamProtocol, self.socket_path
         )
         self.send({"id": "tui:attach", "method": "client.attach", "params": params})
-        line = await self.reader.readline()
+        line = await self.stream.first
         if not line:
-            raise ConnectionError("the server closed the connection")
+            raise ConnectionError(self.stream.lost or "the server closed the connection")
         doc: dict[str, Any] = json.loads(line)
         if "error" in doc:
             err = doc["error"]
             raise ConnectionError(f"{err.get('code')}: {err.get('message')}")
         return doc
 
+    def listen(
+        self, on_lines: Callable[[list[bytes]], None], on_lost: Callable[[str], None]
+    ) -> None:
+        """Hand every later line of the attach stream to ``on_lines`` (as it arrives)."""
+        stream = self.stream
+        assert stream is not None
+        stream.on_lines = on_lines
+        stream.on_lost = on_lost
+        queued, stream.queued = stream.queued, []
+        if queued:
+            on_lines(queued)
+        if stream.lost is not None:
+            on_lost(stream.lost)
+
     def send(self, msg: dict[str, Any]) -> None:
-        if self.writer is not None and not self.writer.is_closing():
-            self.writer.write(json.dumps(msg, separators=(",", ":")).encode() + b"\n")
+        transport = self.stream.transport if self.stream is not None else None
+        if transport is not None and not transport.is_closing():
+            transport.write(orjson.dumps(msg) + b"\n")
 
     async def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """One public request on its own connection; returns the envelope."""
@@ -161,9 +232,12 @@ class Connection:
             writer.close()
 
     def close(self) -> None:
-        if self.writer is not None:
+        stream = self.stream
+        if stream is not None and stream.transport is not None:
+            stream.on_lines = None
+            stream.on_lost = None
             with contextlib.suppress(Exception):
-                self.writer.close()
+                stream.transport.close()
 
 
 class App:
@@ -209,6 +283,8 @@ class App:
         self.sent_view: tuple[str | None, str | None, bool] | None = None
         self.prev_status: dict[str, str] = {}
         self._draw_pending = False
+        self._view_cache: _ViewCache | None = None
+        self._plain_bytes: dict[int, bool] = {}
         self._esc_timer: asyncio.TimerHandle | None = None
         self._done: asyncio.Future[ExitReason] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -222,7 +298,7 @@ class App:
     def run(self) -> ExitReason:
         self.host.enter()
         try:
-            return asyncio.run(self._main())
+            return _run_loop(self._main())
         finally:
             self.host.restore()
 
@@ -241,12 +317,11 @@ class App:
         os.set_blocking(self.fd_in, False)
         loop.add_reader(self.fd_in, self._on_stdin)
         loop.add_signal_handler(signal.SIGWINCH, self._on_winch)
-        reader = loop.create_task(self._read_stream())
+        self.conn.listen(self._on_stream_lines, self._on_stream_lost)
         self.schedule_draw()
         try:
             return await self._done
         finally:
-            reader.cancel()
             loop.remove_reader(self.fd_in)
             with contextlib.suppress(Exception):
                 loop.remove_signal_handler(signal.SIGWINCH)
@@ -268,16 +343,19 @@ class App:
 
     # -- server stream --------------------------------------------------------------------
 
-    async def _read_stream(self) -> None:
-        reader = self.conn.reader
-        assert reader is not None
+    def _on_stream_lines(self, lines: list[bytes]) -> None:
+        """Apply every complete line that arrived, then draw once, right away.
+
+        One draw covers a burst of lines, and drawing here (not in a ``call_soon`` or
+        a reader task) saves loop round trips on the keystroke → echo path.
+        """
+        if self._done is None or self._done.done():
+            return
         try:
-            while True:
-                line = await reader.readline()
+            for line in lines:
                 if not line:
-                    self.finish("server_lost", "the server closed the connection")
-                    return
-                msg = json.loads(line)
+                    continue
+                msg = orjson.loads(line)
                 kind = msg.get("t")
                 if kind == "rows":
                     self.apply_rows(msg)
@@ -286,13 +364,17 @@ class App:
                 elif kind == "bye":
                     self.finish("server_stopped")
                     return
-                self.schedule_draw()
         except (OSError, ValueError) as exc:
             self.finish("server_lost", str(exc))
-        except asyncio.CancelledError:
-            raise
+            return
         except Exception as exc:  # a bug in here must still end the client cleanly
             self.finish("error", f"{type(exc).__name__}: {exc}")
+            return
+        if not self._done.done():
+            self.draw()
+
+    def _on_stream_lost(self, detail: str) -> None:
+        self.finish("server_lost", detail)
 
     def apply_rows(self, msg: dict[str, Any]) -> None:
         pane_id = str(msg["pane_id"])
@@ -394,6 +476,49 @@ class App:
         return None if layout is None else str(layout["focused_pane_id"])
 
     def build_view(self) -> ViewState:
+        """The view of the current state and rows.
+
+        Everything but the panes' rows and cursor depends only on the state document
+        and the client's own choices; that part is cached, so a frame that only brings
+        new rows (typing, output) rebuilds just the pane list.
+        """
+        key = (
+            self.cols,
+            self.rows,
+            self.sidebar_visible,
+            self.machine.mode,
+            self.message,
+            self.ws_id,
+            self.tab_id,
+            self.selected_ws,
+        )
+        cached = self._view_cache
+        if cached is None or cached[0] is not self.doc or cached[1] != key:
+            view, slots, focused = self._build_view_base()
+            cached = self._view_cache = (self.doc, key, view, slots, focused)
+        _doc, _key, view, slots, focused = cached
+        if not slots:
+            return view
+        rows, cursors = self.pane_rows, self.pane_cursor
+        panes = tuple(
+            PaneView(
+                pane_id,
+                rect,
+                rows=rows.get(pane_id, ()),
+                title=title,
+                agent=agent,
+                agent_status=status,
+                seen=seen,
+                cursor=cursors.get(pane_id) if pane_id == focused else None,
+            )
+            for pane_id, rect, title, agent, status, seen in slots
+        )
+        return replace(view, panes=panes)
+
+    def _build_view_base(
+        self,
+    ) -> tuple[ViewState, tuple[_Slot, ...], str | None]:
+        """The view without pane contents, the visible panes' slots and the focus."""
         base = ViewState(
             cols=self.cols,
             rows=self.rows,
@@ -411,7 +536,7 @@ class App:
         )
         doc = self.doc
         if doc is None:
-            return replace(base, message=self.message or "connecting…")
+            return replace(base, message=self.message or "connecting…"), (), None
         records = {p["pane_id"]: p for p in doc.get("panes", [])}
         agent_panes: dict[str, int] = {}
         for p in records.values():
@@ -450,7 +575,7 @@ class App:
             if p["workspace_id"] == self.ws_id and p.get("agent")
         )
         layout = self._tab_layout()
-        panes: list[PaneView] = []
+        slots: list[_Slot] = []
         focused = None
         zoomed = False
         if layout is not None:
@@ -464,30 +589,29 @@ class App:
                     or _basename(rec.get("cwd"))
                     or pane_id
                 )
-                panes.append(
-                    PaneView(
+                slots.append(
+                    (
                         pane_id,
                         Rect(int(x), int(y), int(w), int(h)),
-                        rows=self.pane_rows.get(pane_id, ()),
-                        title=title,
-                        agent=str(rec.get("display_agent") or rec.get("agent") or ""),
-                        agent_status=_status(rec.get("agent_status")),
-                        seen=rec.get("agent_status") != "done",
-                        cursor=self.pane_cursor.get(pane_id) if pane_id == focused else None,
+                        title,
+                        str(rec.get("display_agent") or rec.get("agent") or ""),
+                        _status(rec.get("agent_status")),
+                        rec.get("agent_status") != "done",
                     )
                 )
-        return replace(
+        view = replace(
             base,
             workspaces=workspaces,
             active_workspace_id=self.ws_id,
             tabs=tabs,
             active_tab_id=self.tab_id,
             agents=agents,
-            panes=tuple(panes),
+            panes=(),
             focused_pane_id=focused,
             zoomed=zoomed,
             selected_workspace_id=self.selected_ws if self.machine.mode == "navigate" else None,
         )
+        return view, tuple(slots), focused
 
     # -- drawing ----------------------------------------------------------------------------
 
@@ -549,10 +673,40 @@ class App:
         if self._esc_timer is not None:
             self._esc_timer.cancel()
             self._esc_timer = None
+        if self.machine.mode == "terminal" and not self.parser.pending and self._plain(data):
+            # typing: the bytes go to the focused pane as they are (same as the parser
+            # and the mode machine would decide, minus their cost on every key)
+            pane_id = self.focused_pane_id()
+            self.conn.send({"t": "in", "pane_id": pane_id, "data": data.decode("latin-1")})
+            return
         self.handle_events(self.parser.feed(data))
         if self.parser.pending:
             loop = asyncio.get_running_loop()
             self._esc_timer = loop.call_later(ESC_TIMEOUT_S, self._flush_input)
+
+    def _plain(self, data: bytes) -> bool:
+        """Whether every byte of ``data`` is a key that terminal mode just sends on."""
+        plain = self._plain_bytes
+        for byte in data:
+            known = plain.get(byte)
+            if known is None:
+                known = plain[byte] = self._is_plain(byte)
+            if not known:
+                return False
+        return True
+
+    def _is_plain(self, byte: int) -> bool:
+        """Ask a fresh parser and mode machine what ``byte`` alone does (bindings are
+        fixed for the client's life, so the answer is cached)."""
+        if not 0x20 <= byte < 0x7F:
+            return False  # controls, ESC (sequences), DEL, UTF-8 pieces: the full path
+        raw = bytes([byte])
+        parser = InputParser()
+        events = parser.feed(raw)
+        if parser.pending:
+            return False
+        actions = KeyMachine(self.bindings).handle_all(events)
+        return len(actions) == 1 and actions[0] == a.SendBytes(raw)
 
     def _flush_input(self) -> None:
         self._esc_timer = None
@@ -844,6 +998,17 @@ class App:
             if rect.contains(x, y):
                 return str(pane_id), x - rect.x, y - rect.y
         return None
+
+
+def _run_loop(main: Any) -> ExitReason:
+    """``asyncio.run``, on uvloop when it is installed (the ``herdr[fast]`` extra)."""
+    try:
+        import uvloop
+    except ImportError:
+        result: ExitReason = asyncio.run(main)
+        return result
+    fast: ExitReason = uvloop.run(main)
+    return fast
 
 
 def _basename(path: Any) -> str:

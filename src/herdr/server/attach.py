@@ -144,6 +144,29 @@ class _Sent:
     app_cursor: bool
 
 
+class _OutputWake(asyncio.Event):
+    """What a client hangs on a terminal's ``output_waiters``.
+
+    ``set()`` runs inside the PTY read callback, right after the emulator was fed. When
+    the client's stream is idle (no frame for :data:`FRAME_S`, nothing queued, state
+    current) the new rows go out at once — the leading edge of a frame, which is what
+    a keystroke's echo needs. Otherwise it only wakes the stream loop, which coalesces
+    busy output to at most :data:`MAX_FPS` frames per second (the trailing edge).
+    """
+
+    def __init__(self, registry: AttachRegistry, client: AttachedClient) -> None:
+        super().__init__()
+        self.registry = registry
+        self.client = client
+        self.term: Terminal | None = None
+
+    def set(self) -> None:
+        client = self.client
+        term = self.term
+        if term is None or not self.registry.push_output(client, term):
+            client.wake.set()
+
+
 @dataclass(eq=False)
 class AttachedClient:
     client_id: str
@@ -158,7 +181,12 @@ class AttachedClient:
     state_gen: int = -1
     sent: dict[str, _Sent] = field(default_factory=dict)
     watching: dict[str, Terminal] = field(default_factory=dict)  # terminal_id -> term
+    wakers: dict[str, _OutputWake] = field(default_factory=dict)  # terminal_id -> waiter
+    panes_of: dict[str, str] = field(default_factory=dict)  # terminal_id -> visible pane id
     visible: frozenset[str] = frozenset()  # pane ids
+    last_frame: float = 0.0  # monotonic time of the last frame sent
+    idle: bool = False  # the stream loop waits for a change with nothing pending
+    typing: tuple[str, int, Terminal] | None = None  # (pane id, bus seq, its terminal)
 
     def view_tab(self, session: m.Session) -> tuple[m.Workspace, m.Tab] | None:
         """The tab this client shows (its own choice, else the session's focus)."""
@@ -297,21 +325,67 @@ class AttachRegistry:
 
     def drop(self, client: AttachedClient) -> None:
         self.clients.pop(client.client_id, None)
-        for term in client.watching.values():
-            term.output_waiters.discard(client.wake)
+        for tid, term in client.watching.items():
+            waker = client.wakers.get(tid)
+            if waker is not None:
+                term.output_waiters.discard(waker)
+                waker.term = None
         client.watching.clear()
+        client.wakers.clear()
         if not self.clients:
             self.screens.clear()
 
     def _watch(self, client: AttachedClient, terms: dict[str, Terminal]) -> None:
         for tid, term in list(client.watching.items()):
-            if tid not in terms:
-                term.output_waiters.discard(client.wake)
+            if tid not in terms or terms[tid] is not term:
+                waker = client.wakers.pop(tid, None)
+                if waker is not None:
+                    term.output_waiters.discard(waker)
+                    waker.term = None
                 del client.watching[tid]
         for tid, term in terms.items():
             if tid not in client.watching:
-                term.output_waiters.add(client.wake)
+                waker = _OutputWake(self, client)
+                waker.term = term
+                term.output_waiters.add(waker)
+                client.wakers[tid] = waker
                 client.watching[tid] = term
+
+    def push_output(self, client: AttachedClient, term: Terminal) -> bool:
+        """Send ``term``'s new rows to ``client`` now if its stream is idle.
+
+        True when nothing is left for the stream loop (rows sent, or nothing new);
+        False when the loop must handle it (busy, or anything else may have changed).
+        """
+        if not client.idle or client.wake.is_set():
+            return False
+        conn = client.conn
+        if conn.closed or self.core.stopping.is_set():
+            return False
+        now = time.monotonic()
+        if now - client.last_frame < FRAME_S:
+            return False  # busy output: the loop coalesces to MAX_FPS
+        if client.state_gen != self.state_gen or self.core.bus.last_seq != self._last_seq:
+            return False  # the layout or state may have moved: a whole frame is due
+        if now - self._last_state_build >= STATE_REFRESH_S:
+            return False  # titles and cwds are due for a re-check (see state_line)
+        if term.exit_status is not None or term.closing or term.emulator.closed:
+            return False  # an exit: the loop sends what follows (layout, state)
+        pane_id = client.panes_of.get(term.terminal_id)
+        if pane_id is None or pane_id not in client.visible:
+            return False
+        try:
+            transport = conn.writer.transport
+            if transport.is_closing() or transport.get_write_buffer_size():
+                return False
+            line = self._rows_line(client, pane_id, term)
+        except Exception:
+            log.exception("pushing rows failed")
+            return False
+        if line is not None:
+            client.last_frame = now
+            conn.write(line)
+        return True
 
     def frame_lines(self, client: AttachedClient) -> list[bytes]:
         """Everything ``client`` has not seen yet: state, then rows of visible panes."""
@@ -323,6 +397,7 @@ class AttachRegistry:
             lines.append(state)
         shown = client.view_tab(host.session)
         terms: dict[str, Terminal] = {}
+        panes_of: dict[str, str] = {}
         visible: set[str] = set()
         if shown is not None:
             ws, tab = shown
@@ -335,10 +410,12 @@ class AttachRegistry:
                 pane_id = ws.pane_id(pane)
                 visible.add(pane_id)
                 terms[pane.terminal_id] = term
+                panes_of[pane.terminal_id] = pane_id
                 line = self._rows_line(client, pane_id, term)
                 if line is not None:
                     lines.append(line)
         client.visible = frozenset(visible)
+        client.panes_of = panes_of
         for pane_id in list(client.sent):
             if pane_id not in visible:
                 del client.sent[pane_id]
@@ -395,7 +472,7 @@ class AttachRegistry:
             if not isinstance(data, str):
                 return
             raw = data.encode("latin-1", "replace")
-            term = self._input_terminal(client, _str(msg.get("pane_id")))
+            term = self._typing_terminal(client, _str(msg.get("pane_id")))
             if term is None:
                 return
             if kind == "paste":
@@ -449,6 +526,25 @@ class AttachRegistry:
             if term.terminal_id in client.watching:
                 client.wake.set()
 
+    def _typing_terminal(self, client: AttachedClient, pane_id: str | None) -> Terminal | None:
+        """:meth:`_input_terminal`, remembered per client while no event was published
+        (every change of panes, layouts or focus publishes one): typing into one pane
+        skips resolving its id on every key."""
+        seq = self.core.bus.last_seq
+        cached = client.typing
+        if cached is not None and pane_id is not None:
+            cached_pane, cached_seq, term = cached
+            if (
+                cached_pane == pane_id
+                and cached_seq == seq
+                and term.exit_status is None
+                and self.core.panes.terminals.get(term.terminal_id) is term
+            ):
+                return term
+        found = self._input_terminal(client, pane_id)
+        client.typing = (pane_id, seq, found) if found is not None and pane_id else None
+        return found
+
     def _input_terminal(self, client: AttachedClient, pane_id: str | None) -> Terminal | None:
         host = self.core.panes
         loc: m.PaneLoc | None = None
@@ -488,12 +584,16 @@ async def serve_client(core: ServerCore, conn: Connection, request_id: str, para
     client.wake.set()  # the first frame: state and every visible row
     log.info("client attached", extra={"client_id": client.client_id})
     try:
-        last = 0.0
         while not conn.closed:
-            await client.wake.wait()
+            if not client.wake.is_set():
+                client.idle = True  # output may now be pushed at once (push_output)
+                try:
+                    await client.wake.wait()
+                finally:
+                    client.idle = False
             if core.stopping.is_set() or conn.closed:
                 break
-            delay = last + FRAME_S - time.monotonic()
+            delay = client.last_frame + FRAME_S - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)  # coalesce: at most MAX_FPS frames per second
             client.wake.clear()
@@ -501,7 +601,7 @@ async def serve_client(core: ServerCore, conn: Connection, request_id: str, para
             sub.dropped = 0
             if conn.closed:
                 break
-            last = time.monotonic()
+            client.last_frame = time.monotonic()
             lines = registry.frame_lines(client)
             if lines:
                 conn.writelines(lines)
