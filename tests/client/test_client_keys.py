@@ -439,3 +439,11 @@ def test_machine_never_raises_and_terminal_mode_loses_no_key(data: bytes) -> Non
         sent = b"".join(a.data for a in actions if isinstance(a, SendBytes))
         typed = b"".join(e.raw for e in events if isinstance(e, Key))
         assert sent == typed
+
+
+@pytest.mark.parametrize("name", ["lparen", "rbrace", "lt", "gt", "minus"])
+def test_bindings_accept_every_send_keys_char_name(name: str) -> None:
+    """Names a script can send with ``pane send-keys`` also work in ``[keys]``."""
+    from herdr.api.key_names import CHAR_NAMES
+
+    assert parse_key(name).key == CHAR_NAMES[name]

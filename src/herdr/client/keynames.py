@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from herdr.api.key_names import CHAR_NAMES
 from herdr.client.input import ALT, CTRL, HYPER, SHIFT, SUPER, Key
 
 
@@ -58,48 +59,7 @@ _NAMED = {
     "menu": "menu",
 }
 _NAMED.update({f"f{n}": f"f{n}" for n in range(1, 36)})
-_CHAR_NAMES = {
-    "minus": "-",
-    "dash": "-",
-    "hyphen": "-",
-    "plus": "+",
-    "backtick": "`",
-    "grave": "`",
-    "comma": ",",
-    "ampersand": "&",
-    "period": ".",
-    "dot": ".",
-    "slash": "/",
-    "backslash": "\\",
-    "semicolon": ";",
-    "colon": ":",
-    "quote": "'",
-    "apostrophe": "'",
-    "doublequote": '"',
-    "tilde": "~",
-    "exclamation": "!",
-    "bang": "!",
-    "at": "@",
-    "hash": "#",
-    "dollar": "$",
-    "percent": "%",
-    "caret": "^",
-    "asterisk": "*",
-    "star": "*",
-    "leftparen": "(",
-    "rightparen": ")",
-    "underscore": "_",
-    "equal": "=",
-    "equals": "=",
-    "leftbracket": "[",
-    "rightbracket": "]",
-    "leftbrace": "{",
-    "rightbrace": "}",
-    "pipe": "|",
-    "less": "<",
-    "greater": ">",
-    "question": "?",
-}
+_CHAR_NAMES = CHAR_NAMES
 _CHAR_TO_NAME = {"-": "minus", "+": "plus", " ": "space"}
 _MODS = {
     "ctrl": CTRL,

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from herdr.api.key_names import CHAR_NAMES
+
 
 class InvalidKey(ValueError):
     def __init__(self, key: str, why: str = "unknown key") -> None:
@@ -53,56 +55,7 @@ _SPECIAL = {
 }
 _SPECIAL.update({f"f{n}": f"f{n}" for n in range(1, 13)})
 
-_NAMED_CHARS = {
-    "minus": "-",
-    "dash": "-",
-    "hyphen": "-",
-    "plus": "+",
-    "backtick": "`",
-    "grave": "`",
-    "comma": ",",
-    "ampersand": "&",
-    "period": ".",
-    "dot": ".",
-    "slash": "/",
-    "backslash": "\\",
-    "semicolon": ";",
-    "colon": ":",
-    "quote": "'",
-    "apostrophe": "'",
-    "doublequote": '"',
-    "tilde": "~",
-    "exclamation": "!",
-    "bang": "!",
-    "at": "@",
-    "hash": "#",
-    "dollar": "$",
-    "percent": "%",
-    "caret": "^",
-    "asterisk": "*",
-    "star": "*",
-    "leftparen": "(",
-    "lparen": "(",
-    "rightparen": ")",
-    "rparen": ")",
-    "underscore": "_",
-    "equal": "=",
-    "equals": "=",
-    "leftbracket": "[",
-    "lbracket": "[",
-    "rightbracket": "]",
-    "rbracket": "]",
-    "leftbrace": "{",
-    "lbrace": "{",
-    "rightbrace": "}",
-    "rbrace": "}",
-    "pipe": "|",
-    "less": "<",
-    "lt": "<",
-    "greater": ">",
-    "gt": ">",
-    "question": "?",
-}
+_NAMED_CHARS = CHAR_NAMES
 
 _MODIFIERS = {
     "ctrl": "ctrl",
