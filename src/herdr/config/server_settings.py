@@ -1,8 +1,8 @@
 """The few config keys the server needs to run panes, read leniently.
 
 Missing file → defaults; an invalid value → its default plus a warning (herdr-spec §7).
-A fuller typed config model can replace this; the keys and defaults come from the
-config reference.
+A fuller typed config model can replace this. The defaults here must equal the ones
+listed in :mod:`herdr.config.reference`; ``tests/config`` checks that they do.
 """
 
 from __future__ import annotations
