@@ -7,6 +7,8 @@ import random
 import weakref
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from herdr.terminal import views
 from herdr.terminal.emulator import DEFAULT_SCROLLBACK_BYTES, Emulator, InputModes
@@ -312,3 +314,42 @@ def test_emulator_is_collected() -> None:
     del e
     gc.collect()
     assert ref() is None
+
+
+_STYLES = ["", "\x1b[1m", "\x1b[31m", "\x1b[44m", "\x1b[4;32m", "\x1b[7m", "\x1b[0m"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(_STYLES), st.text("ab 日✓-", max_size=12), st.booleans()),
+        max_size=30,
+    ),
+    st.integers(0, 5),
+    st.integers(0, 5),
+)
+def test_ansi_row_ranges_match_whole_screen(
+    pieces: list[tuple[str, str, bool]], first: int, span: int
+) -> None:
+    """A range read gives the very strings a whole-screen read gives (styles carried
+    over a line break included): the dirty-row path relies on it."""
+    e = emu(cols=12, rows=6)
+    e.feed("".join(s + t + ("\r\n" if nl else "") for s, t, nl in pieces).encode())
+    whole = e.ansi_rows()
+    last = first + span
+    assert e.ansi_rows(first, last) == whole[first : min(last, 5) + 1]
+
+
+def test_input_modes_cache_follows_escape_sequences() -> None:
+    e = emu()
+    assert not e.input_modes().bracketed_paste
+    e.feed(b"plain text, no escapes")
+    assert not e.input_modes().bracketed_paste
+    e.feed(b"x\x1b[?2004hy")
+    assert e.input_modes().bracketed_paste
+    e.feed(b"more text")
+    assert e.input_modes().bracketed_paste
+    e.feed(b"\x1b[?2004l")
+    assert not e.input_modes().bracketed_paste
+    e.feed(b"\x1b[?1049h")
+    assert e.input_modes().alternate_screen

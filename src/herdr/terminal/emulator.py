@@ -20,6 +20,7 @@ from pyghostty._ffi import ffi as _ffi_any
 from pyghostty._ffi import lib as _lib_any
 from pyghostty._ffi import union_fn as _union_fn
 
+from herdr.terminal.escapes import EscapeWatch
 from herdr.terminal.osc import OscTracker
 
 _log = logging.getLogger(__name__)
@@ -69,6 +70,8 @@ class InputModes:
     focus_reporting: bool
     mouse_tracking: int  # 0, 9, 1000, 1002 or 1003 (the most detailed one set)
     mouse_sgr: bool
+    kitty_flags: int = 0  # kitty keyboard protocol flags of the active screen
+    modify_other_keys: int = 0  # xterm modifyOtherKeys level 0..2
 
 
 def _check(result: int, what: str) -> None:
@@ -131,6 +134,7 @@ class Emulator:
         self._buf: Any = ffi.new("uint8_t[]", 64 * 1024)
         self._n: Any = ffi.new("size_t*")
         self._u16: Any = ffi.new("uint16_t*")
+        self._u8: Any = ffi.new("uint8_t*")
         self._size: Any = ffi.new("size_t*")
         self._int: Any = ffi.new("int*")
         self._bool: Any = ffi.new("bool*")
@@ -158,6 +162,10 @@ class Emulator:
         self.content_seq = 0
         self.revision = 0
         self._sent_rows: list[str | None] = [None] * self._rows
+        # Modes change only through escape sequences: a chunk without one leaves the
+        # cached answer valid, which keeps a keystroke's echo cheap (see escapes.py).
+        self._modes: InputModes | None = None
+        self._escapes = EscapeWatch()
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -190,6 +198,8 @@ class Emulator:
             return
         self.content_seq += 1
         self.revision += 1
+        if self._escapes.feed(data):
+            self._modes = None
         try:
             self.osc.feed(data)
         except Exception:
@@ -210,6 +220,7 @@ class Emulator:
         _check(lib.ghostty_terminal_resize(self._t, cols, rows, 8, 16), "resize")
         self._cols, self._rows = cols, rows
         self._sent_rows = [None] * rows
+        self._modes = None
         self.content_seq += 1
         self.revision += 1
 
@@ -282,6 +293,13 @@ class Emulator:
         return bool(self._mode.value)
 
     def input_modes(self) -> InputModes:
+        """The current input modes (cached until output carries an escape sequence)."""
+        modes = self._modes
+        if modes is None:
+            modes = self._modes = self._query_modes()
+        return modes
+
+    def _query_modes(self) -> InputModes:
         tracking = 0
         for number in (
             MODE_MOUSE_ANY_MOTION,
@@ -299,6 +317,8 @@ class Emulator:
             focus_reporting=self.mode(MODE_FOCUS_REPORTING),
             mouse_tracking=tracking,
             mouse_sgr=self.mode(MODE_MOUSE_SGR),
+            kitty_flags=int(self._get(lib.GHOSTTY_TERMINAL_DATA_KITTY_KEYBOARD_FLAGS, self._u8)),
+            modify_other_keys=self._escapes.modify_other_keys,
         )
 
     # -- viewport scrolling (never changes what detection reads) -------------------
@@ -340,8 +360,14 @@ class Emulator:
         _check(self._grid_ref_fn(self._t, point[0], self._ref), f"grid_ref {x},{y}")
         return self._ref[0]
 
-    def _format(self, y0: int, y1: int, tag: int, *, ansi: bool, unwrap: bool, trim: bool) -> str:
-        """Format full-width rows ``y0..y1`` (inclusive) with one formatter call."""
+    def _format(
+        self, y0: int, y1: int, tag: int, *, ansi: bool, unwrap: bool, trim: bool, pen: bool = True
+    ) -> str:
+        """Format full-width rows ``y0..y1`` (inclusive) with one formatter call.
+
+        ``pen`` appends the cursor's current style (ANSI only): right for a replayable
+        dump, wrong for display rows, where it would stick to whichever row is last.
+        """
         sel = self._sel
         sel.start = self._grid_ref(0, y0, tag)
         sel.end = self._grid_ref(self._cols - 1, y1, tag)
@@ -349,7 +375,7 @@ class Emulator:
         opts.emit = lib.GHOSTTY_FORMATTER_FORMAT_VT if ansi else lib.GHOSTTY_FORMATTER_FORMAT_PLAIN
         opts.unwrap = unwrap
         opts.trim = trim
-        opts.extra.screen.style = ansi
+        opts.extra.screen.style = ansi and pen
         opts.selection = sel
         fmt = self._fmt
         _check(lib.ghostty_formatter_terminal_new(ffi.NULL, fmt, self._t, opts[0]), "formatter_new")
@@ -387,16 +413,26 @@ class Emulator:
             0, self._rows - 1, lib.GHOSTTY_POINT_TAG_ACTIVE, ansi=ansi, unwrap=False, trim=not ansi
         )
 
-    def ansi_rows(self) -> list[str]:
-        """Exactly ``rows`` styled rows for clients, from one VT-formatter call."""
-        text = self.active_text(ansi=True)
+    def ansi_rows(self, first: int = 0, last: int | None = None) -> list[str]:
+        """Styled rows ``first..last`` (default: all) for clients, from one formatter call.
+
+        Every row stands alone (it ends in a reset), so a range reads exactly the
+        strings a whole-screen read would: typing formats one row, not the screen.
+        """
+        end = self._rows - 1 if last is None else min(last, self._rows - 1)
+        start = max(0, first)
+        if start > end:
+            return []
+        text = self._format(
+            start, end, lib.GHOSTTY_POINT_TAG_ACTIVE, ansi=True, unwrap=False, trim=False, pen=False
+        )
         if text.endswith(_SGR_RESET):  # the formatter's final reset, not part of a row
             text = text[: -len(_SGR_RESET)]
         rows = [
             r + _SGR_RESET if "\x1b[" in r and not r.endswith(_SGR_RESET) else r
             for r in text.split("\r\n")
         ]
-        return _fit(rows, self._rows)
+        return _fit(rows, end - start + 1)
 
     def text_rows(self) -> list[str]:
         """Exactly ``rows`` plain rows of the visible screen (trailing spaces trimmed)."""
@@ -448,15 +484,18 @@ class Emulator:
         if self.scroll_offset:
             # Dirty flags follow the (scrolled) viewport; these rows are the active screen.
             dirty = list(range(self._rows))
+        dirty = [y for y in dirty if y < self._rows]
         if not dirty:
             return {}
-        rows = self.ansi_rows()
+        first, last = min(dirty), max(dirty)
+        rows = self.ansi_rows(first, last)
         sent = self._sent_rows
         changed: dict[int, str] = {}
         for y in dirty:
-            if y < len(rows) and sent[y] != rows[y]:
-                sent[y] = rows[y]
-                changed[y] = rows[y]
+            row = rows[y - first]
+            if sent[y] != row:
+                sent[y] = row
+                changed[y] = row
         return changed
 
     def forget_sent_rows(self) -> None:
