@@ -151,3 +151,39 @@ def test_bare_herdr_needs_a_terminal(herdr_env: HerdrEnv) -> None:
     assert done.returncode == 1
     assert "needs a terminal" in done.stderr
     assert not herdr_env.socket_path().exists()  # nothing was started
+
+
+def _rows(pane_id: str, kitty: int = 0, mok: int = 0) -> dict[str, Any]:
+    return {
+        "t": "rows",
+        "pane_id": pane_id,
+        "size": [50, 20],
+        "rows": [[0, "$ "]],
+        "cursor": [2, 0],
+        "mouse": 0,
+        "app_cursor": False,
+        "kitty": kitty,
+        "mok": mok,
+        "full": True,
+    }
+
+
+def test_host_keyboard_follows_the_focused_pane(tmp_path: Path) -> None:
+    """Kitty flags and modifyOtherKeys of the focused pane are mirrored onto the host,
+    so shift+enter and friends arrive in the encoding that pane's program asked for."""
+    app, out = _app(tmp_path)
+    app.cols, app.rows = 80, 24
+    app.apply_state(_doc("idle"))
+    app.apply_rows(_rows("w1:p1", kitty=1))
+    app.apply_rows(_rows("w1:p2", mok=2))
+    app.draw()
+    assert b"\x1b[>1u" in _read_all(out)
+    app.draw()
+    assert b"\x1b[>1u" not in _read_all(out)  # mirrored once, not per frame
+    app.tab_id = "w1:t2"  # the focused pane is now one that uses modifyOtherKeys
+    app.draw()
+    written = _read_all(out)
+    assert written.index(b"\x1b[<1u") < written.index(b"\x1b[>4;2m")
+    app.apply_rows(_rows("w1:p2"))
+    app.draw()
+    assert b"\x1b[>4;0m" in _read_all(out)

@@ -16,6 +16,7 @@ from herdr.client.render import (
     SYNC_BEGIN,
     SYNC_END,
     HostModes,
+    keyboard_mirror,
     kitty_keyboard_push,
     modify_other_keys,
     render,
@@ -175,3 +176,18 @@ def test_restore_without_knowing_the_modes_covers_mirrors() -> None:
         assert b"\x1b[?" + mode + b"l" in restore
     assert kitty_keyboard_push(1) == b"\x1b[>1u"
     assert modify_other_keys(2) == b"\x1b[>4;2m"
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "expected"),
+    [
+        pytest.param((0, 0), (0, 0), b"", id="unchanged"),
+        pytest.param((0, 0), (1, 0), b"\x1b[>1u", id="push"),
+        pytest.param((1, 0), (31, 0), b"\x1b[<1u\x1b[>31u", id="replace"),
+        pytest.param((5, 0), (0, 0), b"\x1b[<1u", id="pop"),
+        pytest.param((0, 0), (0, 2), b"\x1b[>4;2m", id="modify-other-keys"),
+        pytest.param((1, 2), (0, 0), b"\x1b[<1u\x1b[>4;0m", id="both-off"),
+    ],
+)
+def test_keyboard_mirror(before: tuple[int, int], after: tuple[int, int], expected: bytes) -> None:
+    assert keyboard_mirror(before, after) == expected

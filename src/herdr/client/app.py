@@ -31,7 +31,7 @@ from herdr.client.bindings import Bindings, help_entries, load_bindings
 from herdr.client.compose import compose
 from herdr.client.input import InputParser, Mouse, encode_mouse_sgr
 from herdr.client.modes import KeyMachine
-from herdr.client.render import HostModes, render
+from herdr.client.render import HostModes, keyboard_mirror, render
 from herdr.client.terminal import HostTerminal, write_all
 from herdr.client.view import (
     AgentStatus,
@@ -272,6 +272,10 @@ class App:
         self.pane_mouse: dict[str, int] = {}
         self.pane_app_cursor: dict[str, bool] = {}
         self.host_app_cursor = False  # DECCKM mirrored from the focused pane
+        # (kitty flags, modifyOtherKeys level) per pane and as mirrored on the host: the
+        # host then encodes keys as the focused program asked, and they pass unchanged
+        self.pane_keyboard: dict[str, tuple[int, int]] = {}
+        self.host_keyboard = (0, 0)
         self.ws_id: str | None = None
         self.tab_id: str | None = None
         self.sidebar_visible = self.settings.sidebar_visible
@@ -393,6 +397,7 @@ class App:
         self.pane_cursor[pane_id] = (int(cursor[0]), int(cursor[1])) if cursor else None
         self.pane_mouse[pane_id] = int(msg.get("mouse") or 0)
         self.pane_app_cursor[pane_id] = bool(msg.get("app_cursor"))
+        self.pane_keyboard[pane_id] = (int(msg.get("kitty") or 0), int(msg.get("mok") or 0))
 
     def apply_state(self, doc: dict[str, Any]) -> None:
         if self.doc is not None and self.doc.get("workspaces") and not doc.get("workspaces"):
@@ -476,11 +481,17 @@ class App:
         return None if layout is None else str(layout["focused_pane_id"])
 
     def build_view(self) -> ViewState:
-        """The view of the current state and rows.
+        """The view of the current state and rows."""
+        view, panes = self.view_parts()
+        return view if view.panes is panes else replace(view, panes=panes)
+
+    def view_parts(self) -> tuple[ViewState, tuple[PaneView, ...]]:
+        """The view without pane contents, and the visible panes with their rows.
 
         Everything but the panes' rows and cursor depends only on the state document
         and the client's own choices; that part is cached, so a frame that only brings
-        new rows (typing, output) rebuilds just the pane list.
+        new rows (typing, output) rebuilds just the pane list — and is not copied:
+        ``compose`` takes the panes beside the view.
         """
         key = (
             self.cols,
@@ -498,7 +509,7 @@ class App:
             cached = self._view_cache = (self.doc, key, view, slots, focused)
         _doc, _key, view, slots, focused = cached
         if not slots:
-            return view
+            return view, view.panes
         rows, cursors = self.pane_rows, self.pane_cursor
         panes = tuple(
             PaneView(
@@ -513,7 +524,7 @@ class App:
             )
             for pane_id, rect, title, agent, status, seen in slots
         )
-        return replace(view, panes=panes)
+        return view, panes
 
     def _build_view_base(
         self,
@@ -634,7 +645,11 @@ class App:
             # arrows arrive as the pane's program expects them (CSI A vs SS3 A)
             self.host_app_cursor = app_cursor
             self.write(b"\x1b[?1h" if app_cursor else b"\x1b[?1l")
-        frame = compose(self.build_view())
+        keyboard = self.pane_keyboard.get(focused, (0, 0)) if focused else (0, 0)
+        if keyboard != self.host_keyboard:
+            self.write(keyboard_mirror(self.host_keyboard, keyboard))
+            self.host_keyboard = keyboard
+        frame = compose(*self.view_parts())
         data = render(self.frame, frame, force=force)
         self.frame = frame
         if data:
@@ -1001,7 +1016,7 @@ class App:
 
 
 def _run_loop(main: Any) -> ExitReason:
-    """``asyncio.run``, on uvloop when it is installed (the ``herdr[fast]`` extra)."""
+    """``asyncio.run``, on uvloop when it imports (a dependency; asyncio otherwise)."""
     try:
         import uvloop
     except ImportError:

@@ -22,7 +22,7 @@ reports to the server as its size.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal, NamedTuple, TypeAlias
 
@@ -77,6 +77,12 @@ class _Static:
     offset_y: int  # frame row of main row 0
     widths: tuple[int, ...]  # per pane: the width its column is clipped to
     regions: tuple[Region, ...]
+    uses: tuple[tuple[tuple[int, int], ...], ...]  # per pane: (frame row, pane row) it fills
+    # The last rows composed on this static part, with the pane rows they came from:
+    # a frame that changes one row of one pane (typing) recomposes only that row.
+    memo: list[tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]] = field(
+        default_factory=list, compare=False
+    )
 
 
 # A row plan item: static text, a whole clipped pane row (pane, row), or a part of one
@@ -108,60 +114,60 @@ class _StaticKey(NamedTuple):
     panes: tuple[PaneKey, ...]
 
 
-def compose(view: ViewState) -> Frame:
+def compose(view: ViewState, panes: tuple[PaneView, ...] | None = None) -> Frame:
     """The whole frame for ``view``: exactly ``view.rows`` rows of ``view.cols`` cells.
 
-    Per output frame only the changed pane's rows are clipped again; sidebar, tab bar,
-    borders and titles come from caches keyed by the state they show.
+    ``panes`` stands in for ``view.panes`` (the app swaps pane contents on a cached
+    view without copying it). Per output frame only the changed rows of the changed
+    pane are clipped and joined again; sidebar, tab bar, borders and titles come from
+    caches keyed by the state they show.
     """
+    if panes is None:
+        panes = view.panes
     cols, rows = max(0, view.cols), max(0, view.rows)
     if cols == 0 or rows == 0:
         return Frame(cols, ("",) * rows if cols == 0 else ())
-    static = _static(
-        _StaticKey(
-            cols,
-            rows,
-            view.sidebar_visible,
-            view.sidebar_width,
-            view.sidebar_collapsed_mode,
-            view.tab_bar_position,
-            view.hide_tab_bar_when_single_tab,
-            view.workspaces,
-            view.active_workspace_id,
-            view.selected_workspace_id,
-            view.mode,
-            view.tabs,
-            view.active_tab_id,
-            view.agents,
-            view.focused_pane_id,
-            view.zoomed,
-            view.status_indicators,
-            view.agent_panel_sort,
-            view.accent,
-            view.message,
-            tuple(
-                PaneKey(p.pane_id, p.rect, p.title, p.agent, p.agent_status, p.seen)
-                for p in view.panes
-            ),
-        )
+    key = _StaticKey(
+        cols,
+        rows,
+        view.sidebar_visible,
+        view.sidebar_width,
+        view.sidebar_collapsed_mode,
+        view.tab_bar_position,
+        view.hide_tab_bar_when_single_tab,
+        view.workspaces,
+        view.active_workspace_id,
+        view.selected_workspace_id,
+        view.mode,
+        view.tabs,
+        view.active_tab_id,
+        view.agents,
+        view.focused_pane_id,
+        view.zoomed,
+        view.status_indicators,
+        view.agent_panel_sort,
+        view.accent,
+        view.message,
+        tuple(PaneKey(p.pane_id, p.rect, p.title, p.agent, p.agent_status, p.seen) for p in panes),
     )
-    panes = view.panes
+    last = _last_static
+    if last and last[0][0] == key:  # equal parts are mostly the same objects: cheap
+        static = last[0][1]
+    else:
+        static = _static(key)
+        last[:] = [(key, static)]
     columns = [_pane_column(p.rows, w) for p, w in zip(panes, static.widths, strict=True)]
-    out: list[str] = []
-    for plan in static.plans:
-        parts: list[str] = []
-        for item in plan:
-            if isinstance(item, str):
-                parts.append(item)
-            elif len(item) == 2:
-                column = columns[item[0]]
-                parts.append(column[item[1]] if item[1] < len(column) else column[-1])
-            else:
-                index, row, start, width = item
-                texts = panes[index].rows
-                parts.append(slice_ansi(texts[row] if row < len(texts) else "", start, width))
-        out.append("".join(parts))
-    cursor = _cursor(view, static.chrome, static.template, static.offset_y)
+    sources = tuple(p.rows for p in panes)
+    memo = static.memo
+    if memo and len(memo[0][0]) == len(sources):
+        old_sources, old_out = memo[0]
+        out = list(old_out)
+        for y in _changed_rows(static.uses, old_sources, sources):
+            out[y] = _row(static.plans[y], columns, sources)
+    else:
+        out = [_row(plan, columns, sources) for plan in static.plans]
+    static.memo[:] = [(sources, tuple(out))]
+    cursor = _cursor(view, panes, static.chrome, static.template, static.offset_y)
     regions = static.regions
     if view.help_visible and view.help:
         out, box = _overlay_help(out, view)
@@ -171,10 +177,57 @@ def compose(view: ViewState) -> Frame:
     return Frame(cols, tuple(out), cursor, static.chrome.pane_area, regions)
 
 
+def _row(plan: tuple[_Plan, ...], columns: list[tuple[str, ...]], sources: _Sources) -> str:
+    parts: list[str] = []
+    for item in plan:
+        if isinstance(item, str):
+            parts.append(item)
+        elif len(item) == 2:
+            column = columns[item[0]]
+            parts.append(column[item[1]] if item[1] < len(column) else column[-1])
+        else:
+            index, row, start, width = item
+            texts = sources[index]
+            parts.append(slice_ansi(texts[row] if row < len(texts) else "", start, width))
+    return "".join(parts)
+
+
+_Sources: TypeAlias = tuple[tuple[str, ...], ...]
+
+
+def _changed_rows(
+    uses: tuple[tuple[tuple[int, int], ...], ...], old: _Sources, new: _Sources
+) -> set[int]:
+    """Frame rows showing a pane row that differs between ``old`` and ``new``."""
+    changed: set[int] = set()
+    for index, (before, after) in enumerate(zip(old, new, strict=True)):
+        if before is after:
+            continue
+        if len(before) != len(after):
+            changed.update(y for y, _ in uses[index])
+            continue
+        for y, row in uses[index]:
+            if row < len(after) and before[row] != after[row]:
+                changed.add(y)
+    return changed
+
+
 @lru_cache(maxsize=128)
 def _pane_column(rows: tuple[str, ...], width: int) -> tuple[str, ...]:
     """A pane's rows clipped to ``width``, plus one blank row for rows beyond the end."""
-    return (*(clip_ansi(row, width) for row in rows), " " * width)
+    return (*(_clip_row(row, width) for row in rows), " " * width)
+
+
+@lru_cache(maxsize=8192)
+def _clip_row(row: str, width: int) -> str:
+    """One row clipped, cached: a keystroke's echo changes one row of a pane, and
+    clipping a styled row walks it cell by cell, so the other rows must not be redone."""
+    return clip_ansi(row, width)
+
+
+# The key and static part of the previous frame: comparing a key with the last one
+# (identity shortcuts) is much cheaper than hashing it for the cache below.
+_last_static: list[tuple[_StaticKey, _Static]] = []
 
 
 @lru_cache(maxsize=8)
@@ -231,6 +284,7 @@ def _static(key: _StaticKey) -> _Static:
         regions.append(Region(moved, region.target))
     widths = tuple(max(0, min(p.rect.width, main_w)) for p in key.panes)
     plans: list[tuple[_Plan, ...]] = []
+    uses: list[list[tuple[int, int]]] = [[] for _ in key.panes]
     for y in range(key.rows):
         if y == ch.tab_bar_y:
             bar, bar_regions = tab_bar(
@@ -264,18 +318,28 @@ def _static(key: _StaticKey) -> _Static:
             index, pane_row, start, width = item
             whole = start == 0 and width == widths[index]
             items.append((index, pane_row) if whole else item)
+            uses[index].append((y, pane_row))
         plans.append(tuple(items))
-    return _Static(ch, tuple(plans), template, offset_y, widths, tuple(regions))
+    return _Static(
+        ch,
+        tuple(plans),
+        template,
+        offset_y,
+        widths,
+        tuple(regions),
+        tuple(tuple(u) for u in uses),
+    )
 
 
 def _cursor(
     view: ViewState,
+    panes: tuple[PaneView, ...],
     ch: Chrome,
     template: tuple[tuple[Item, ...], ...],
     offset_y: int,
 ) -> tuple[int, int] | None:
     """The focused pane's cursor in frame cells, if it is visible and not covered."""
-    for index, pane in enumerate(view.panes):
+    for index, pane in enumerate(panes):
         if pane.pane_id != view.focused_pane_id or pane.cursor is None:
             continue
         cx, cy = pane.cursor

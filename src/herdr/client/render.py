@@ -113,6 +113,23 @@ def modify_other_keys(level: int) -> bytes:
     return f"\x1b[>4;{min(2, max(0, level))}m".encode()
 
 
+def keyboard_mirror(before: tuple[int, int], after: tuple[int, int]) -> bytes:
+    """Bytes that move the host from (kitty flags, modifyOtherKeys) ``before`` to ``after``.
+
+    Kitty flags are one entry this client pushes (replaced on change, popped at 0), so
+    the host's own stack is left as found; :func:`restore_sequence` pops it on exit.
+    """
+    out = b""
+    if before[0] != after[0]:
+        if before[0]:
+            out += kitty_keyboard_pop()
+        if after[0]:
+            out += kitty_keyboard_push(after[0])
+    if before[1] != after[1]:
+        out += modify_other_keys(after[1])
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class HostModes:
     """Which host terminal modes the client turns on while attached."""

@@ -7,7 +7,8 @@ A client calls ``client.attach`` and keeps the connection. The server answers
   panes with agent status, layout rects as displayed, focus, area). Re-sent whole,
   coalesced, whenever a lifecycle event fires or titles/cwds change.
 * ``{"t": "rows", "pane_id", "size": [cols, rows], "rows": [[y, ansi], ...], "cursor":
-  [x, y] | null, "mouse": int, "app_cursor": bool, "full": bool}`` — changed styled
+  [x, y] | null, "mouse": int, "app_cursor": bool, "kitty": int, "mok": int, "full":
+  bool}`` — changed styled
   rows (plus the input modes the client mirrors onto the host) of the panes the
   client can see (its active tab), at most :data:`MAX_FPS` times per second. Hidden
   panes cost nothing.
@@ -39,6 +40,7 @@ from herdr.runtime import model as m
 from herdr.runtime.events import Filter
 from herdr.runtime.layout import Rect
 from herdr.server.core import ServerCore, encode
+from herdr.server.transport import PushReader
 
 if TYPE_CHECKING:
     from herdr.server.panes import Terminal
@@ -76,6 +78,8 @@ class _Screen:
     cursor: tuple[int, int] | None = None
     mouse: int = 0
     app_cursor: bool = False
+    kitty: int = 0  # kitty keyboard flags, mirrored onto the host by the client
+    mok: int = 0  # modifyOtherKeys level, likewise
     scrolled: bool = False
 
     def refresh(self, term: Terminal) -> None:
@@ -105,6 +109,8 @@ class _Screen:
         modes = em.input_modes()
         self.mouse = modes.mouse_tracking
         self.app_cursor = modes.application_cursor
+        self.kitty = modes.kitty_flags
+        self.mok = modes.modify_other_keys
 
     def _viewport(self, term: Terminal, offset: int) -> None:
         """Rows of a viewport scrolled ``offset`` rows up into the scrollback."""
@@ -142,6 +148,7 @@ class _Sent:
     cursor: tuple[int, int] | None
     mouse: int
     app_cursor: bool
+    keyboard: tuple[int, int]
 
 
 class _OutputWake(asyncio.Event):
@@ -438,6 +445,7 @@ class AttachRegistry:
                 and sent.cursor == screen.cursor
                 and sent.mouse == screen.mouse
                 and sent.app_cursor == screen.app_cursor
+                and sent.keyboard == (screen.kitty, screen.mok)
             ):
                 return None
             rows = [(y, r) for y, r in enumerate(screen.rows) if screen.vers[y] > sent.ver]
@@ -448,6 +456,7 @@ class AttachRegistry:
             screen.cursor,
             screen.mouse,
             screen.app_cursor,
+            (screen.kitty, screen.mok),
         )
         return encode(
             {
@@ -458,6 +467,8 @@ class AttachRegistry:
                 "cursor": list(screen.cursor) if screen.cursor is not None else None,
                 "mouse": screen.mouse,
                 "app_cursor": screen.app_cursor,
+                "kitty": screen.kitty,
+                "mok": screen.mok,
                 "full": full,
             }
         )
@@ -578,7 +589,13 @@ async def serve_client(core: ServerCore, conn: Connection, request_id: str, para
     conn.add_close_callback(client.wake.set)
     stop_task = asyncio.get_running_loop().create_task(core.stopping.wait())
     stop_task.add_done_callback(lambda _t: client.wake.set())
-    reader_task = asyncio.get_running_loop().create_task(_read_client(registry, client))
+    reader_task: asyncio.Task[None] | None = None
+    reader = conn.reader
+    if isinstance(reader, PushReader):
+        splitter = _ClientLines(registry, client)
+        reader.push_to(splitter.feed, splitter.end)
+    else:
+        reader_task = asyncio.get_running_loop().create_task(_read_client(registry, client))
     started = {"type": "attach_started", "client_id": client.client_id, "max_fps": MAX_FPS}
     conn.write(encode(protocol.success(request_id, started)))
     client.wake.set()  # the first frame: state and every visible row
@@ -613,9 +630,55 @@ async def serve_client(core: ServerCore, conn: Connection, request_id: str, para
     finally:
         core.bus.unsubscribe(sub)
         registry.drop(client)
-        reader_task.cancel()
+        if reader_task is not None:
+            reader_task.cancel()
         stop_task.cancel()
         log.info("client detached", extra={"client_id": client.client_id})
+
+
+class _ClientLines:
+    """Splits the client's input into lines and handles each one as it arrives."""
+
+    def __init__(self, registry: AttachRegistry, client: AttachedClient) -> None:
+        self.registry = registry
+        self.client = client
+        self.buffer = bytearray()
+
+    def feed(self, data: bytes) -> None:
+        buffer = self.buffer
+        if not buffer and data.endswith(b"\n") and data.find(b"\n") == len(data) - 1:
+            self._line(data)  # the usual case: one whole message (a keystroke)
+            return
+        buffer += data
+        while True:
+            end = buffer.find(b"\n")
+            if end < 0:
+                break
+            line = bytes(buffer[:end])
+            del buffer[: end + 1]
+            self._line(line)
+            if self.client.conn.closed:
+                return
+        if len(buffer) > MAX_CLIENT_LINE:
+            log.warning("attach client line too long; dropping the client")
+            buffer.clear()
+            self.client.conn.abort()
+            self.end()
+
+    def _line(self, line: bytes) -> None:
+        try:
+            msg = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return
+        if isinstance(msg, dict):
+            try:
+                self.registry.handle_message(self.client, msg)
+            except Exception:
+                log.exception("attach message failed")
+
+    def end(self) -> None:
+        self.client.conn._mark_closed()
+        self.client.wake.set()
 
 
 async def _read_client(registry: AttachRegistry, client: AttachedClient) -> None:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
+from typing import SupportsIndex
 
 from herdr.api import protocol
 
@@ -22,6 +23,51 @@ WRITE_TIMEOUT_S = 5.0
 READ_CHUNK = 64 * 1024
 
 LineHandler = Callable[[bytes, "Connection"], Awaitable[bytes | None]]
+
+
+class PushReader(asyncio.StreamReader):
+    """A stream reader that can hand later input straight to a callback.
+
+    Normal requests read lines with ``await``. A held connection whose peer streams
+    input (the TUI's keystrokes) switches to :meth:`push_to`: each chunk then reaches
+    the handler inside the protocol callback, without waking a reader task — a loop
+    round trip saved on every keystroke.
+    """
+
+    _on_data: Callable[[bytes], None] | None = None
+    _on_end: Callable[[], None] | None = None
+
+    def push_to(self, on_data: Callable[[bytes], None], on_end: Callable[[], None]) -> None:
+        """Route input to ``on_data`` from now on (bytes already buffered first) and
+        call ``on_end`` once at EOF or on a connection error."""
+        self._on_data, self._on_end = on_data, on_end
+        buffer: bytearray = vars(self)["_buffer"]  # StreamReader's own (not in its stubs)
+        pending = bytes(buffer)  # only what followed the request line
+        buffer.clear()
+        if pending:
+            on_data(pending)
+        if self.at_eof() or self.exception() is not None:
+            self._end()
+
+    def _end(self) -> None:
+        on_end, self._on_end, self._on_data = self._on_end, None, None
+        if on_end is not None:
+            on_end()
+
+    def feed_data(self, data: Iterable[SupportsIndex]) -> None:
+        on_data = self._on_data
+        if on_data is None:
+            super().feed_data(data)
+        else:
+            on_data(bytes(data))
+
+    def feed_eof(self) -> None:
+        super().feed_eof()
+        self._end()
+
+    def set_exception(self, exc: Exception) -> None:
+        super().set_exception(exc)
+        self._end()
 
 
 class Connection:
@@ -138,9 +184,13 @@ class Listener:
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def start(self, path: Path) -> None:
-        self._server = await asyncio.start_unix_server(
-            self._on_connect, path=str(path), limit=protocol.MAX_REQUEST_LINE_BYTES + 1
-        )
+        loop = asyncio.get_running_loop()
+
+        def factory() -> asyncio.StreamReaderProtocol:
+            reader = PushReader(limit=protocol.MAX_REQUEST_LINE_BYTES + 1, loop=loop)
+            return asyncio.StreamReaderProtocol(reader, self._on_connect, loop=loop)
+
+        self._server = await loop.create_unix_server(factory, path=str(path))
 
     async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
