@@ -1,113 +1,79 @@
 """The JSON schema of the socket API, as exported by ``herdr api schema --json``.
 
-The base is herdr's published protocol-20 schema, kept verbatim as data in
-``_reference_schema`` so names and shapes cannot drift; :func:`build_schema` layers our
-additive extensions on top (``seq`` on events, ``since_seq`` replay, stream bookkeeping
-events). The server validates request params against the same document, so what we
-export is exactly what we enforce.
+Generated from our Python declaration (``schema_common``, ``schema_requests``,
+``schema_results``, ``schema_events``), which keeps the names and shapes of herdr's
+protocol-20 API and adds our extensions in place (``seq`` on events, ``since_seq``
+replay, stream bookkeeping events). The server validates request params against the
+same document, so what we export is exactly what we enforce.
 
-Regenerate the data module with ``python -m herdr.api.schema --regenerate PATH``.
+Each exported section is self-contained: it carries the definitions it references,
+under ``#/schemas/<section>/$defs/<Name>``.
 """
 
 from __future__ import annotations
 
 import copy
-import json
-import sys
+from collections.abc import Mapping
 from functools import lru_cache
-from pathlib import Path
-from typing import Any
+from typing import Final
 
-from herdr.api import protocol
+from herdr.api import protocol, schema_common, schema_events, schema_requests, schema_results
+from herdr.api.schema_types import STRING, Json, localise, obj, reachable, ref
 
-Json = dict[str, Any]
-
-_SEQ = {"format": "uint64", "minimum": 0, "type": "integer"}
-_OPT_SEQ = {"format": "uint64", "minimum": 0, "type": ["integer", "null"]}
+DRAFT: Final = "https://json-schema.org/draft/2020-12/schema"
+TITLE: Final = "Herdr API (herdr-python)"
 
 
-def _reference() -> Json:
-    from herdr.api._reference_schema import SCHEMA_JSON
-
-    doc: Json = json.loads(SCHEMA_JSON)
-    return doc
-
-
-def _add_seq_to_envelope(envelope: Json) -> None:
-    props = envelope.setdefault("properties", {})
-    props["seq"] = {
-        **_SEQ,
-        "description": "herdr-python: monotonically increasing event sequence number",
-    }
+def _all_defs() -> dict[str, Json]:
+    """Every named definition; a name has exactly one shape across sections."""
+    merged: dict[str, Json] = {"ErrorBody": obj(code=STRING, message=STRING)}
+    for part in (schema_common.DEFS, schema_requests.DEFS, schema_results.DEFS, schema_events.DEFS):
+        for name, node in part.items():
+            if merged.setdefault(name, node) is not node:
+                raise AssertionError(f"schema definition {name} is declared twice")
+    return merged
 
 
-def _extend_requests(request: Json) -> None:
-    defs = request["$defs"]
-    defs["EventsSubscribeParams"]["properties"]["since_seq"] = {
-        **_OPT_SEQ,
-        "description": "herdr-python: replay logged events with seq > since_seq first",
-    }
-    defs["EventsWaitParams"]["properties"]["since_seq"] = {
-        **_OPT_SEQ,
-        "description": "herdr-python: also match logged events with seq > since_seq",
-    }
-
-
-def _extend_results(success: Json) -> None:
-    for branch in success["$defs"]["ResponseResult"]["oneOf"]:
-        kind = branch["properties"]["type"].get("const")
-        if kind == "subscription_started":
-            branch["properties"].update(
-                {
-                    "last_seq": _SEQ,
-                    "replayed": {"minimum": 0, "type": "integer"},
-                    "gap": {"type": "boolean"},
-                    "oldest_seq": _OPT_SEQ,
-                }
-            )
-    _add_seq_to_envelope(success["$defs"]["EventEnvelope"])
-
-
-def _extend_events(event: Json) -> None:
-    _add_seq_to_envelope(event)
-    defs = event["$defs"]
-    defs["EventKind"]["enum"] += [protocol.SUBSCRIPTION_LAGGED, protocol.SUBSCRIPTION_ENDED]
-    defs["EventData"]["oneOf"] += [
-        {
-            "description": "herdr-python: events were dropped for this slow subscriber",
-            "properties": {
-                "type": {"const": protocol.SUBSCRIPTION_LAGGED, "type": "string"},
-                "dropped": {"minimum": 1, "type": "integer"},
-                "first_seq": _SEQ,
-                "last_seq": _SEQ,
-            },
-            "required": ["type", "dropped", "first_seq", "last_seq"],
-            "type": "object",
-        },
-        {
-            "description": "herdr-python: a pane-scoped subscription ended",
-            "properties": {
-                "type": {"const": protocol.SUBSCRIPTION_ENDED, "type": "string"},
-                "subscription": {"type": "object"},
-                "reason": {"enum": ["pane_closed", "server_stopping"], "type": "string"},
-                "pane_id": {"type": ["string", "null"]},
-            },
-            "required": ["type", "subscription", "reason"],
-            "type": "object",
-        },
+def _request_root() -> Json:
+    """``{id, method, params}`` with one branch per method pinning its params."""
+    branches = [
+        obj(method={"type": "string", "const": method}, params=ref(params))
+        for method, params in schema_requests.METHOD_PARAMS.items()
     ]
+    return {**obj(id=STRING), "oneOf": branches}
+
+
+# (section key, title, root); each section carries the definitions its root reaches.
+_SECTIONS: Final = (
+    ("request", "Request", _request_root()),
+    ("success_response", "SuccessResponse", obj(id=STRING, result=ref("ResponseResult"))),
+    ("error_response", "ErrorResponse", obj(id=STRING, error=ref("ErrorBody"))),
+    ("event", "EventEnvelope", schema_events.envelope("EventKind", "EventData")),
+    (
+        "subscription_event",
+        "SubscriptionEventEnvelope",
+        schema_events.envelope("SubscriptionEventKind", "SubscriptionEventData"),
+    ),
+)
+
+
+def _section(key: str, title: str, root: Json, defs: Mapping[str, Json]) -> Json:
+    prefix = f"#/schemas/{key}/$defs/"
+    section: Json = {"$schema": DRAFT, "title": title, **localise(root, prefix)}
+    section["$defs"] = {name: localise(defs[name], prefix) for name in reachable(root, defs)}
+    return section
 
 
 @lru_cache(maxsize=1)
 def _built() -> Json:
-    doc = _reference()
-    schemas = doc["schemas"]
-    _extend_requests(schemas["request"])
-    _extend_results(schemas["success_response"])
-    _extend_events(schemas["event"])
-    _add_seq_to_envelope(schemas["subscription_event"])
-    doc["title"] = "Herdr API (herdr-python)"
-    return doc
+    defs = _all_defs()
+    return {
+        "$schema": DRAFT,
+        "title": TITLE,
+        "protocol": protocol.PROTOCOL_VERSION,
+        "schema_version": protocol.SCHEMA_VERSION,
+        "schemas": {key: _section(key, title, root, defs) for key, title, root in _SECTIONS},
+    }
 
 
 def build_schema() -> Json:
@@ -143,26 +109,7 @@ def summary(doc: Json) -> str:
     return "\n".join(lines)
 
 
-def _regenerate(reference: Path, target: Path) -> None:
-    doc = json.loads(reference.read_text(encoding="utf-8"))
-    text = json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=True)
-    if "'''" in text:
-        raise SystemExit("reference schema contains ''' and cannot be embedded")
-    target.write_text(
-        '"""herdr\'s published API schema (protocol '
-        f"{doc['protocol']}), kept verbatim as data.\n\n"
-        "Generated by ``python -m herdr.api.schema --regenerate PATH``; do not edit.\n"
-        '"""\n\n'
-        "# ruff: noqa: E501\n"
-        "from __future__ import annotations\n\n"
-        "from typing import Final\n\n"
-        f"SCHEMA_JSON: Final = r'''{text}'''\n",
-        encoding="utf-8",
-    )
+if __name__ == "__main__":  # ``python -m herdr.api.schema``: the document, for diffing
+    import json
 
-
-if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--regenerate":
-        _regenerate(Path(sys.argv[2]), Path(__file__).with_name("_reference_schema.py"))
-    else:
-        print(json.dumps(build_schema(), indent=2))
+    print(json.dumps(build_schema(), indent=2, sort_keys=True))
