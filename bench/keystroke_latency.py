@@ -3,10 +3,12 @@
 The "outer terminal" is a PTY this script owns (like a terminal emulator would). In it
 runs, in turn and in the same run:
 
-* ``direct``: ``/bin/sh`` itself (the floor: PTY + shell echo),
+* ``direct``: ``/bin/sh`` itself (the baseline: PTY + shell echo),
 * ``tmux``: a tmux client (``tmux -L <private> -f /dev/null new-session``) running sh,
 * ``herdr``: the ``herdr`` TUI client (it starts its own server in a private HOME),
-  whose pane runs sh.
+  whose pane runs sh,
+* ``floor``: ``relay_floor.py``, a Python client and server of herdr's shape that only
+  relay bytes (no emulator, no drawing): what the process shape alone costs in Python.
 
 For each key: write one byte to the outer PTY's master, then read the master until a
 chunk contains that character (the multiplexer's redraw of the echo), and take the
@@ -287,10 +289,12 @@ def main() -> int:
         "ENV": "",
     }
     tmux_name = f"hk{os.getpid()}"
+    floor_sock = str(root / "floor.sock")
     runs = {
         "direct": ["/bin/sh"],
         "tmux": ["tmux", "-L", tmux_name, "-f", "/dev/null", "new-session", "/bin/sh"],
         "herdr": [HERDR_BIN],
+        "floor": [sys.executable, str(Path(__file__).with_name("relay_floor.py")), floor_sock],
     }
     if shutil.which("tmux") is None:
         del runs["tmux"]
@@ -311,14 +315,17 @@ def main() -> int:
         for name, argv in runs.items():
             outer = Outer(argv, env, args.cols, args.rows)
             try:
+                if name == "floor":  # its shell prompted before the client connected
+                    time.sleep(0.5)
+                    os.write(outer.master, b"\r")
                 outer.wait_for(b"$")
                 outer.drain(0.5)
                 outer.latency(10)  # warm-up
                 results[name] = outer.latency(args.keys)
             finally:
-                if name == "herdr":
+                if name in {"herdr", "floor"}:
                     with contextlib.suppress(OSError):
-                        os.write(outer.master, b"\x02q")  # detach
+                        os.write(outer.master, b"\x02q")  # detach / stop the relay
                     outer.drain(0.3, 3)
                 outer.close()
     finally:
@@ -333,6 +340,11 @@ def main() -> int:
     if "tmux" in results and "herdr" in results:
         ratio = statistics.median(results["herdr"]) / statistics.median(results["tmux"])
         print(f"herdr / tmux median ratio: {ratio:.2f}x (target <= 1.5x)")
+    if "tmux" in results and "floor" in results:
+        floor = statistics.median(results["floor"])
+        print(f"floor / tmux median ratio: {floor / statistics.median(results['tmux']):.2f}x")
+        if "herdr" in results:
+            print(f"herdr / floor median ratio: {statistics.median(results['herdr']) / floor:.2f}x")
     return 0
 
 
