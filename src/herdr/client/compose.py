@@ -156,16 +156,16 @@ def compose(view: ViewState, panes: tuple[PaneView, ...] | None = None) -> Frame
     else:
         static = _static(key)
         last[:] = [(key, static)]
-    columns = [_pane_column(p.rows, w) for p, w in zip(panes, static.widths, strict=True)]
     sources = tuple(p.rows for p in panes)
+    widths = static.widths
     memo = static.memo
     if memo and len(memo[0][0]) == len(sources):
         old_sources, old_out = memo[0]
         out = list(old_out)
         for y in _changed_rows(static.uses, old_sources, sources):
-            out[y] = _row(static.plans[y], columns, sources)
+            out[y] = _row(static.plans[y], widths, sources)
     else:
-        out = [_row(plan, columns, sources) for plan in static.plans]
+        out = [_row(plan, widths, sources) for plan in static.plans]
     static.memo[:] = [(sources, tuple(out))]
     cursor = _cursor(view, panes, static.chrome, static.template, static.offset_y)
     regions = static.regions
@@ -177,14 +177,16 @@ def compose(view: ViewState, panes: tuple[PaneView, ...] | None = None) -> Frame
     return Frame(cols, tuple(out), cursor, static.chrome.pane_area, regions)
 
 
-def _row(plan: tuple[_Plan, ...], columns: list[tuple[str, ...]], sources: _Sources) -> str:
+def _row(plan: tuple[_Plan, ...], widths: tuple[int, ...], sources: _Sources) -> str:
+    """One frame row: static text, and pane rows clipped to their column (cached)."""
     parts: list[str] = []
     for item in plan:
         if isinstance(item, str):
             parts.append(item)
         elif len(item) == 2:
-            column = columns[item[0]]
-            parts.append(column[item[1]] if item[1] < len(column) else column[-1])
+            index, row = item
+            texts = sources[index]
+            parts.append(_clip_row(texts[row] if row < len(texts) else "", widths[index]))
         else:
             index, row, start, width = item
             texts = sources[index]
@@ -210,12 +212,6 @@ def _changed_rows(
             if row < len(after) and before[row] != after[row]:
                 changed.add(y)
     return changed
-
-
-@lru_cache(maxsize=128)
-def _pane_column(rows: tuple[str, ...], width: int) -> tuple[str, ...]:
-    """A pane's rows clipped to ``width``, plus one blank row for rows beyond the end."""
-    return (*(_clip_row(row, width) for row in rows), " " * width)
 
 
 @lru_cache(maxsize=8192)
