@@ -141,6 +141,48 @@ def test_pane_scoped_subscription_ends_when_pane_closes(herdr_server: ServerHand
         stream.close()
 
 
+def test_output_matched_subscribers_on_one_pane_each_get_their_match(
+    herdr_server: ServerHandle,
+) -> None:
+    """Identical subscriptions share one check per output change; others keep theirs."""
+    create_workspace(herdr_server)
+
+    def item(match: dict[str, str]) -> dict[str, Any]:
+        return {
+            "type": "pane.output_matched",
+            "pane_id": "w1:p1",
+            "source": "recent",
+            "match": match,
+        }
+
+    alpha = {"type": "substring", "value": "alpha-7"}
+    streams = [
+        Stream(herdr_server.socket_path, [item(alpha)]),
+        Stream(herdr_server.socket_path, [item(alpha)]),
+        Stream(herdr_server.socket_path, [item({"type": "regex", "value": r"^beta-\d+$"})]),
+    ]
+    try:
+        assert all(s.next() is not None for s in streams)
+        herdr_server.request(
+            "pane.send_input",
+            {
+                "pane_id": "w1:p1",
+                "text": "echo alpha-$((3+4)); echo beta-$((40+2))",
+                "keys": ["Enter"],
+            },
+        )
+        first, second, beta = (s.next() for s in streams)
+        assert first is not None and second is not None and beta is not None
+        assert first == second  # same match, same output change, same seq
+        assert first["event"] == beta["event"] == "pane.output_matched"
+        assert first["data"]["matched_line"].strip() == "alpha-7"
+        assert beta["data"]["matched_line"].strip() == "beta-42"
+        assert first["data"]["read"]["pane_id"] == "w1:p1"
+    finally:
+        for s in streams:
+            s.close()
+
+
 def test_server_stop_ends_streams(herdr_server: ServerHandle) -> None:
     stream = Stream(herdr_server.socket_path, [{"type": "workspace.created"}])
     try:

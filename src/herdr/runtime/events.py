@@ -26,6 +26,12 @@ DEFAULT_QUEUE_LIMIT = 1024
 # bursts cannot push lifecycle history out of it.
 VOLATILE_KINDS = frozenset({"pane_output_changed", protocol.PANE_SCROLL_CHANGED})
 
+# What a subscriber with pane-scoped filters also hears: the end and moves of panes.
+_PANE_TRACKING = frozenset({"pane_closed", "pane_moved"})
+
+# Event.memo key under which the bus keeps lines it encoded for filters' payloads.
+_LINE_MEMO = "bus.applied_line"
+
 # Records an event may carry; ids asked for by filters are looked up in them too.
 _RECORD_KEYS = ("pane", "tab", "workspace")
 
@@ -36,9 +42,27 @@ class Event:
     kind: str
     data: Data
     line: bytes = b""  # encoded envelope, filled once on first delivery
+    # Scratch space shared by every filter that sees this event during one fan-out
+    # (see :meth:`memo`); dropped when the fan-out ends.
+    _memo: dict[Any, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     def envelope(self) -> dict[str, Any]:
         return protocol.event_envelope(self.kind, self.data, self.seq)
+
+    def memo(self) -> dict[Any, Any]:
+        """A dict that lives for one fan-out of this event, for filters to share work.
+
+        Filters of many subscribers often compute the same thing for one event (look up
+        the same pane, search the same text, build the same payload); the first one
+        stores it here and the rest reuse it. Keys should be namespaced tuples.
+        """
+        memo = self._memo
+        if memo is None:
+            memo = self._memo = {}
+        return memo
+
+    def end_fan_out(self) -> None:
+        self._memo = None
 
 
 def event_field(data: Mapping[str, Any], name: str) -> Any:
@@ -59,7 +83,9 @@ class Filter:
     """One item of ``events.subscribe``: which bus kinds it hears and what it pushes.
 
     A ``shared`` filter pushes the bus event itself (encoded once for all subscribers);
-    others transform it in :meth:`apply`.
+    others transform it in :meth:`apply`. When several filters return the very same
+    ``data`` object for one event (shared through :meth:`Event.memo`), the line is
+    encoded once for all of them, so ``data`` must not change once returned.
     """
 
     kinds: frozenset[str] = frozenset()
@@ -67,6 +93,8 @@ class Filter:
 
     def __init__(self, item: Mapping[str, Any]) -> None:
         self.item = dict(item)
+        # The pane a pane-scoped filter follows: the bus offers it only events whose
+        # ``data.pane_id`` is this pane, ends it when the pane closes, follows moves.
         self.pane_id: str | None = None
         self.ended = False
 
@@ -182,7 +210,11 @@ class Waiter:
 
 @dataclass(eq=False)
 class Subscriber:
-    """A live subscription: a bounded queue of encoded lines and a wake callback."""
+    """A live subscription: a bounded queue of encoded lines and a wake callback.
+
+    ``filters`` is fixed at creation (a filter may end or follow a pane move, but never
+    stops being pane-scoped), so the kinds it hears are computed once.
+    """
 
     filters: list[Filter]
     limit: int
@@ -192,18 +224,20 @@ class Subscriber:
     first_dropped: int = 0
     last_dropped: int = 0
     finished: bool = False  # no more lines will ever be queued (close after draining)
+    scoped: bool = field(init=False)
+    heard: frozenset[str] = field(init=False)  # every kind this subscriber listens for
+    by_kind: dict[str, list[Filter]] = field(init=False)  # the filters hearing each kind
 
-    @property
-    def scoped(self) -> bool:
-        return any(f.pane_id is not None for f in self.filters)
+    def __post_init__(self) -> None:
+        self.scoped = any(f.pane_id is not None for f in self.filters)
+        self.by_kind = {}
+        for f in self.filters:
+            for kind in f.kinds:
+                self.by_kind.setdefault(kind, []).append(f)
+        self.heard = frozenset(self.by_kind) | (_PANE_TRACKING if self.scoped else frozenset())
 
     def kinds(self) -> set[str]:
-        out: set[str] = set()
-        for f in self.filters:
-            out |= f.kinds
-        if self.scoped:
-            out |= {"pane_closed", "pane_moved"}
-        return out
+        return set(self.heard)
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,8 +300,13 @@ class EventBus:
         return event.line
 
     def _deliver(self, event: Event) -> None:
-        for sub in list(self._subscribers):
-            self._offer(sub, event, live=True)
+        kind = event.kind
+        try:
+            for sub in list(self._subscribers):
+                if kind in sub.heard:
+                    self._offer(sub, event, live=True)
+        finally:
+            event.end_fan_out()
         if self._waiters and self._interest[event.kind]:
             for waiter in list(self._waiters):
                 if not waiter.done and waiter.kind == event.kind and waiter.matches(event):
@@ -282,17 +321,21 @@ class EventBus:
         """
         if sub.finished:
             return 0
+        kind = event.kind
+        pane_id = event.data.get("pane_id")
         lines: list[bytes] = []
-        for f in sub.filters:
-            if f.ended or event.kind not in f.kinds:
+        for f in sub.by_kind.get(kind, ()):
+            if f.ended:
                 continue
             if f.shared:
                 lines.append(self._line(event))
                 continue
+            if f.pane_id is not None and f.pane_id != pane_id:
+                continue  # another pane's event: a pane-scoped filter would skip it
             out = f.apply(event)
             if out is not None:
-                lines.append(self._encode(protocol.event_envelope(out[0], out[1], event.seq)))
-        ends = self._track_pane(sub, event) if sub.scoped else []
+                lines.append(self._applied_line(event, out[0], out[1]))
+        ends = self._track_pane(sub, event) if sub.scoped and kind in _PANE_TRACKING else []
         if lines and live and len(sub.queue) + len(lines) + 1 > sub.limit:
             if not sub.dropped:
                 sub.first_dropped = event.seq
@@ -309,6 +352,18 @@ class EventBus:
             sub.finished = True
         sub.wake()
         return len(lines)
+
+    def _applied_line(self, event: Event, kind: str, data: Data) -> bytes:
+        """Encode what a filter returned, once per distinct ``data`` object per event."""
+        memo = event.memo()
+        key = (_LINE_MEMO, kind, id(data))
+        hit = memo.get(key)
+        if hit is not None and hit[0] is data:
+            line: bytes = hit[1]
+            return line
+        line = self._encode(protocol.event_envelope(kind, data, event.seq))
+        memo[key] = (data, line)  # holding ``data`` keeps its id from being reused
+        return line
 
     def drain(self, sub: Subscriber) -> list[bytes]:
         """Take every queued line, plus a lag marker if events were dropped since."""
@@ -377,7 +432,10 @@ class EventBus:
             gap = since_seq < self._evicted_upto or since_seq > self._seq
             for event in self._log:
                 if event.seq > since_seq:
-                    replayed += self._offer(sub, event, live=False)
+                    try:
+                        replayed += self._offer(sub, event, live=False)
+                    finally:
+                        event.end_fan_out()
         self._subscribers.append(sub)
         self._interest.update(sub.kinds())
         info = ReplayInfo(self._seq, replayed, gap, self.oldest_seq)

@@ -6,10 +6,12 @@ import asyncio
 from typing import Any
 
 from herdr.api import protocol
-from herdr.runtime.events import Event, Filter, compile_subscription
+from herdr.runtime.events import Event, Filter, Subscriber, compile_subscription
 from herdr.server.core import ApiError, Call, Result, encode
 
 _MAX_WAIT_MS = 2**63 // 1_000_000  # beyond this asyncio's timers overflow
+# A subscriber's stream, while busy, is written at most this often (see _Pump).
+BATCH_S = 0.004
 
 
 def _filters(call: Call) -> list[Filter]:
@@ -29,6 +31,42 @@ def _filters(call: Call) -> list[Filter]:
     return filters
 
 
+class _Pump:
+    """When a subscriber's queued lines go out: at once after a quiet spell, then at
+    most every ``BATCH_S`` while lines keep coming, so a busy stream is written in
+    batches (one send per subscriber for many events, and fewer, larger reads for the
+    client) instead of one send per event. The end of a stream is never held back."""
+
+    def __init__(self, sub: Subscriber) -> None:
+        self.sub = sub
+        self.ready = asyncio.Event()
+        self.loop = asyncio.get_running_loop()
+        self.last_write = -BATCH_S
+        self.timer: asyncio.TimerHandle | None = None
+
+    def wake(self) -> None:
+        """The bus queued something for the subscriber (or ended it)."""
+        if self.sub.finished:
+            self.fire()
+            return
+        if self.timer is not None or self.ready.is_set():
+            return
+        delay = self.last_write + BATCH_S - self.loop.time()
+        if delay <= 0:
+            self.ready.set()
+        else:
+            self.timer = self.loop.call_later(delay, self.fire)
+
+    def fire(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        self.ready.set()
+
+    def wrote(self) -> None:
+        self.last_write = self.loop.time()
+
+
 async def subscribe(call: Call) -> Result | None:
     """Answer ``subscription_started``, replay from ``since_seq``, then stream live."""
     bus = call.core.bus
@@ -39,24 +77,26 @@ async def subscribe(call: Call) -> Result | None:
     if since_seq is not None:
         started.update(replayed=info.replayed, gap=info.gap, oldest_seq=info.oldest_seq)
     conn = call.conn
-    wake = asyncio.Event()
-    sub.wake = wake.set
-    conn.add_close_callback(wake.set)
+    pump = _Pump(sub)
+    sub.wake = pump.wake
+    conn.add_close_callback(pump.fire)
     conn.watch_eof()
     conn.write(encode(protocol.success(call.id, started)))
     try:
         while not conn.closed:
-            wake.clear()
+            pump.ready.clear()
             lines = bus.drain(sub)
             if lines:
                 conn.writelines(lines)
+                pump.wrote()
                 if not await conn.drain():
                     break
             if sub.finished and not sub.queue:
                 break
             if not sub.queue and not sub.dropped:
-                await wake.wait()
+                await pump.ready.wait()
     finally:
+        pump.fire()
         bus.unsubscribe(sub)
     return None
 

@@ -152,22 +152,45 @@ def compile_matcher(match: Mapping[str, Any]) -> Matcher:
     return lambda line: pattern.search(line) is not None
 
 
-# Search text per terminal, valid for one revision: every output_matched subscriber and
-# waiter on a pane shares one emulator read per output change instead of one each.
-_SEARCH_CACHE: weakref.WeakKeyDictionary[Terminal, tuple[int, dict[tuple[str, int | None], str]]]
-_SEARCH_CACHE = weakref.WeakKeyDictionary()
+def matcher_key(match: Mapping[str, Any]) -> tuple[str, str]:
+    """Matchers with equal keys accept the same lines (so their results can be shared)."""
+    return str(match["type"]), str(match["value"])
+
+
+class _RevisionCache:
+    """What was read from and found in one terminal at one revision."""
+
+    __slots__ = ("matches", "revision", "texts")
+
+    def __init__(self, revision: int) -> None:
+        self.revision = revision
+        self.texts: dict[tuple[str, int | None], str] = {}
+        self.matches: dict[tuple[str, int | None, tuple[str, str]], str | None] = {}
+
+
+# Per terminal, valid for one revision: every output_matched subscriber and waiter on a
+# pane shares one emulator read per output change instead of one each, and subscribers
+# with the same matcher share one search.
+_SEARCH_CACHE: weakref.WeakKeyDictionary[Terminal, _RevisionCache] = weakref.WeakKeyDictionary()
+
+
+def _revision_cache(term: Terminal) -> _RevisionCache:
+    revision = term.revision
+    cached = _SEARCH_CACHE.get(term)
+    if cached is None or cached.revision != revision:
+        cached = _RevisionCache(revision)
+        _SEARCH_CACHE[term] = cached
+    return cached
+
+
+def _search_source(source: str) -> str:
+    """What a wait searches: recent and recent_unwrapped both use the unwrapped rows."""
+    return "recent_unwrapped" if source == "recent" else source
 
 
 def _search_text(term: Terminal, source: str, lines: int | None) -> str:
-    """What a wait searches: recent and recent_unwrapped both use the unwrapped rows."""
-    if source == "recent":
-        source = "recent_unwrapped"
-    revision = term.revision
-    cached = _SEARCH_CACHE.get(term)
-    if cached is None or cached[0] != revision:
-        cached = (revision, {})
-        _SEARCH_CACHE[term] = cached
-    texts = cached[1]
+    source = _search_source(source)
+    texts = _revision_cache(term).texts
     key = (source, lines)
     text = texts.get(key)
     if text is None:
@@ -183,16 +206,42 @@ def find_match(term: Terminal, source: str, lines: int | None, matcher: Matcher)
     return None
 
 
+def find_match_shared(
+    term: Terminal, source: str, lines: int | None, key: tuple[str, str], matcher: Matcher
+) -> str | None:
+    """``find_match``, computed once per revision for every matcher with ``key``."""
+    matches = _revision_cache(term).matches
+    cache_key = (_search_source(source), lines, key)
+    if cache_key in matches:
+        return matches[cache_key]
+    line = find_match(term, source, lines, matcher)
+    matches[cache_key] = line
+    return line
+
+
+def _match_read(loc: m.PaneLoc, term: Terminal, params: Mapping[str, Any]) -> dict[str, Any]:
+    """The read record sent with a match: plain text is the searched (unwrapped) text."""
+    source, lines = params["source"], params.get("lines")
+    if _wants_ansi(params) and source != "detection":
+        return read_record(loc, term, source, lines, ansi=True)
+    return {
+        "pane_id": loc.pane_id,
+        "workspace_id": loc.workspace_id,
+        "tab_id": loc.tab_id,
+        "source": source,
+        "format": "text",
+        "text": "" if term.emulator.closed else _search_text(term, source, lines),
+        "revision": term.revision,
+        "truncated": lines is not None and lines > MAX_LINES,
+    }
+
+
 def _matched(loc: m.PaneLoc, term: Terminal, params: Mapping[str, Any], line: str) -> Result:
-    source = params["source"]
-    read = read_record(loc, term, source, params.get("lines"), ansi=_wants_ansi(params))
-    if not _wants_ansi(params) and source == "recent":
-        read["text"] = _search_text(term, source, params.get("lines"))
     return {
         "type": "output_matched",
         "pane_id": loc.pane_id,
         "matched_line": line,
-        "read": read,
+        "read": _match_read(loc, term, params),
         "revision": term.revision,
     }
 
@@ -239,8 +288,51 @@ async def pane_wait_for_output(call: Call) -> Result | None:
         term.output_waiters.discard(wake)
 
 
+# Event.memo keys (see OutputMatchFilter.apply).
+_MEMO_PANE = "output_matched.pane"
+_MEMO_CHECK = "output_matched.check"
+
+
+class _Check:
+    """One output change as seen by every filter with the same pane, source, lines,
+    matcher and format: the matched line, and the payload built once if pushed."""
+
+    __slots__ = ("data", "line", "loc", "pane_id", "params", "term")
+
+    def __init__(
+        self,
+        line: str | None,
+        loc: m.PaneLoc,
+        pane_id: str,
+        term: Terminal,
+        params: Mapping[str, Any],
+    ) -> None:
+        self.line = line
+        self.loc = loc
+        self.pane_id = pane_id
+        self.term = term
+        self.params = params
+        self.data: dict[str, Any] | None = None
+
+    def payload(self, line: str) -> dict[str, Any]:
+        data = self.data
+        if data is None:
+            data = self.data = {
+                "pane_id": self.pane_id,
+                "matched_line": line,
+                "read": _match_read(self.loc, self.term, self.params),
+            }
+        return data
+
+
 class OutputMatchFilter(Filter):
-    """``pane.output_matched``: re-check on each output change, push a newly matched line."""
+    """``pane.output_matched``: re-check on each output change, push a newly matched line.
+
+    Each subscriber keeps its own last pushed line; the work behind a check is shared by
+    every subscriber that sees the same output change, through the event's memo: the
+    pane lookup, the search (also cached per terminal revision, with the search text)
+    and the pushed payload, which is one object so the bus encodes its line once.
+    """
 
     kinds = frozenset({"pane_output_changed"})
 
@@ -249,28 +341,52 @@ class OutputMatchFilter(Filter):
         self.pane_id: str = str(item["pane_id"])
         self.host = host
         self.matcher = compile_matcher(item["match"])
+        self.source: str = str(item["source"])
+        self.lines: int | None = item.get("lines")
+        self.matcher_key = matcher_key(item["match"])
+        # Everything but the pane (which follows moves) that decides what a check finds
+        # and pushes; filters with equal specs share one check per output change.
+        self.spec = (host, self.source, self.lines, self.matcher_key, _wants_ansi(item))
         self.last: str | None = None
+
+    def _target(self, memo: dict[Any, Any]) -> tuple[m.PaneLoc, str, Terminal] | None:
+        key = (_MEMO_PANE, self.host, self.pane_id)
+        if key in memo:
+            found: tuple[m.PaneLoc, str, Terminal] | None = memo[key]
+            return found
+        try:
+            loc = self.host.session.pane(self.pane_id)
+        except m.ModelError:
+            loc = None
+        term = None if loc is None else self.host.terminal(loc)
+        found = None if loc is None or term is None else (loc, loc.pane_id, term)
+        memo[key] = found
+        return found
+
+    def _check(self, memo: dict[Any, Any]) -> _Check | None:
+        target = self._target(memo)
+        if target is None:
+            return None
+        loc, pane_id, term = target
+        line = find_match_shared(term, self.source, self.lines, self.matcher_key, self.matcher)
+        return _Check(line, loc, pane_id, term, self.item)
 
     def apply(self, event: Event) -> tuple[str, dict[str, Any]] | None:
         if event.data.get("pane_id") != self.pane_id:
             return None
-        try:
-            loc = self.host.session.pane(self.pane_id)
-        except m.ModelError:
+        memo = event.memo()
+        key = (_MEMO_CHECK, self.pane_id, self.spec)
+        if key in memo:
+            check: _Check | None = memo[key]
+        else:
+            check = memo[key] = self._check(memo)
+        if check is None:
             return None
-        term = self.host.terminal(loc)
-        if term is None:
-            return None
-        line = find_match(term, self.item["source"], self.item.get("lines"), self.matcher)
+        line = check.line
         if line is None or line == self.last:
             return None
         self.last = line
-        result = _matched(loc, term, self.item, line)
-        return protocol.OUTPUT_MATCHED, {
-            "pane_id": loc.pane_id,
-            "matched_line": line,
-            "read": result["read"],
-        }
+        return protocol.OUTPUT_MATCHED, check.payload(line)
 
 
 def current_output_match(host: PaneHost, match: Mapping[str, Any]) -> Event | None:
