@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 class HookTier(enum.Enum):
@@ -229,8 +230,11 @@ def rust_trim(text: str) -> str:
     return text.strip(WHITE_SPACE)
 
 
+@lru_cache(maxsize=4096)
 def normalize_label(text: str) -> str:
-    """Trim, lowercase and strip one executable suffix (``.exe``, ``.cmd``, …)."""
+    """Trim, lowercase and strip one executable suffix (``.exe``, ``.cmd``, …).
+
+    Cached: detection asks about the same few process names on every probe."""
     value = rust_trim(text).lower()
     for suffix in _SUFFIXES:
         if value.endswith(suffix):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from herdr.detect.agents import Agent, normalize_label, parse_agent_label, rust_trim
 
@@ -343,11 +344,9 @@ def _rust_component_count(path: str) -> int:
     return count
 
 
-def agent_name_from_path_token(token: str, resolve: Resolver | None = None) -> str | None:
-    """Canonical label of the agent a path or command token names (§2.7)."""
-    trimmed = token.strip("\"'")
-    if not trimmed or trimmed.startswith("-"):
-        return None
+@lru_cache(maxsize=4096)
+def _named_agent(trimmed: str) -> str | None:
+    """The agent a token names by its text alone (cached: tokens repeat every probe)."""
     agent = parse_agent_label(path_basename(trimmed))
     if agent is not None:
         return agent.label
@@ -357,6 +356,17 @@ def agent_name_from_path_token(token: str, resolve: Resolver | None = None) -> s
         for start in range(len(components) - width + 1):
             if tuple(components[start : start + width]) == window:
                 return label
+    return None
+
+
+def agent_name_from_path_token(token: str, resolve: Resolver | None = None) -> str | None:
+    """Canonical label of the agent a path or command token names (§2.7)."""
+    trimmed = token.strip("\"'")
+    if not trimmed or trimmed.startswith("-"):
+        return None
+    found = _named_agent(trimmed)
+    if found is not None:
+        return found
     if resolve is not None and _rust_component_count(trimmed) >= 2:
         resolved = resolve(trimmed)
         if resolved:
