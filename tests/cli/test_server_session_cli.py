@@ -143,3 +143,53 @@ def test_api_schema(herdr_env: HerdrEnv) -> None:
 def test_usage_errors_exit_2(herdr_env: HerdrEnv) -> None:
     assert herdr_env.cli("status", "bogus").returncode == 2
     assert herdr_env.cli("session").returncode == 2
+
+
+def _config(server: ServerHandle) -> Path:
+    path = Path(server.env["XDG_CONFIG_HOME"]) / "herdr" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _new_pane(server: ServerHandle) -> str:
+    created = server.request("workspace.create", {"focus": False})["result"]
+    workspace_id = created["workspace"]["workspace_id"]
+    panes = server.request("pane.list", {"workspace_id": workspace_id})["result"]["panes"]
+    return str(panes[0]["pane_id"])
+
+
+def _shows(server: ServerHandle, pane: str, text: str) -> bool:
+    waited = server.cli("pane", "wait-output", pane, "--match", text, "--timeout", "10000")
+    return waited.returncode == 0
+
+
+def test_reload_config_applies_keeps_and_reports(herdr_server: ServerHandle) -> None:
+    """``server reload-config``: applied / partial (defaults for bad values) / failed
+    (a broken file leaves the running settings alone), seen in the shell of new panes."""
+    shell = herdr_server.root / "marked-shell"
+    shell.write_text("#!/bin/sh\necho MARKED''-SHELL\nexec /bin/sh\n", encoding="utf-8")
+    shell.chmod(0o755)
+    config = _config(herdr_server)
+    config.write_text(f'[terminal]\ndefault_shell = "{shell}"\n', encoding="utf-8")
+    before = _new_pane(herdr_server)
+    herdr_server.cli("pane", "send-text", before, "echo plain''-shell\n")
+    assert _shows(herdr_server, before, "plain-shell")
+    assert "MARKED-SHELL" not in herdr_server.cli("pane", "read", before).stdout
+
+    out = json.loads(herdr_server.cli("server", "reload-config").stdout)
+    assert out["result"] == {"type": "config_reload", "status": "applied", "diagnostics": []}
+    assert _shows(herdr_server, _new_pane(herdr_server), "MARKED-SHELL")
+
+    config.write_text(
+        f'[terminal]\ndefault_shell = "{shell}"\n[server]\nheadless_cols = -3\n', "utf-8"
+    )
+    result = json.loads(herdr_server.cli("server", "reload-config").stdout)["result"]
+    assert result["status"] == "partial"
+    assert any("headless_cols" in line for line in result["diagnostics"])
+    assert _shows(herdr_server, _new_pane(herdr_server), "MARKED-SHELL")
+
+    config.write_text("[terminal\ndefault_shell = ", encoding="utf-8")
+    result = json.loads(herdr_server.cli("server", "reload-config").stdout)["result"]
+    assert result["status"] == "failed"
+    assert "cannot read" in result["diagnostics"][0]
+    assert _shows(herdr_server, _new_pane(herdr_server), "MARKED-SHELL")  # settings kept

@@ -224,6 +224,10 @@ def _add_server(nouns: Nouns) -> None:
     verbs = add_verbs(server, "herdr server", required=False)
     stop = verbs.add_parser("stop", help="stop the server and its panes")
     stop.set_defaults(handler=_lazy("herdr.cli.server", "server_stop"))
+    reload_config = verbs.add_parser(
+        "reload-config", help="re-read config.toml and apply the keys the server uses"
+    )
+    reload_config.set_defaults(handler=_lazy("herdr.cli.server", "run_reload_config"))
     manifests = verbs.add_parser("agent-manifests", help="detection manifest layers per agent")
     manifests.set_defaults(handler=_lazy("herdr.cli.agent", "run_agent_manifests"))
     reload = verbs.add_parser(

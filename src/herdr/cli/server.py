@@ -63,3 +63,11 @@ def server_stop(args: argparse.Namespace) -> int:
         return 1
     print_json(envelope)
     return 0
+
+
+def run_reload_config(args: argparse.Namespace) -> int:
+    """``herdr server reload-config``: the ``config_reload`` result (``failed`` keeps
+    the running settings; ``diagnostics`` says why)."""
+    from herdr.cli.transport import call_and_print
+
+    return call_and_print(args, "server.reload_config", {})

@@ -39,6 +39,15 @@ def _lookup(doc: Mapping[str, Any], dotted: str) -> Any:
 
 def load(env: Mapping[str, str]) -> tuple[ServerSettings, list[str]]:
     """Settings from ``config.toml`` (or ``$HERDR_CONFIG_PATH``) and warnings to log."""
+    settings, warnings = read(env)
+    if settings is None:
+        return ServerSettings(), [f"{warnings[0]}; using defaults"]
+    return settings, warnings
+
+
+def read(env: Mapping[str, str]) -> tuple[ServerSettings | None, list[str]]:
+    """Like :func:`load`, but ``None`` when the file exists and cannot be read or parsed
+    (a reload then keeps what runs instead of falling back to defaults)."""
     path = config_file(env)
     warnings: list[str] = []
     try:
@@ -46,7 +55,7 @@ def load(env: Mapping[str, str]) -> tuple[ServerSettings, list[str]]:
     except FileNotFoundError:
         return ServerSettings(), warnings
     except (OSError, ValueError) as exc:
-        return ServerSettings(), [f"cannot read {path}: {exc}; using defaults"]
+        return None, [f"cannot read {path}: {exc}"]
     values: dict[str, Any] = {}
 
     def take(key: str, field: str, ok: Any) -> None:

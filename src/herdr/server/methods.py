@@ -23,6 +23,7 @@ def build_table() -> dict[str, Method]:
     return {
         "ping": Method(methods_server.ping),
         "server.stop": Method(methods_server.server_stop),
+        "server.reload_config": Method(methods_server.server_reload_config),
         "events.subscribe": Method(methods_events.subscribe),
         "events.wait": Method(methods_events.wait, precheck=methods_events.wait_precheck),
         "session.snapshot": Method(methods_agents.snapshot_with_agents(ws.session_snapshot)),

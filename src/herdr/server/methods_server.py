@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import logging
+
+from herdr.config import server_settings
 from herdr.server.core import Call, Result
+
+log = logging.getLogger("herdr.server")
 
 
 def ping(call: Call) -> Result:
@@ -19,3 +24,23 @@ def server_stop(call: Call) -> Result:
     """Answer ``ok`` first, then stop: the caller must see its answer."""
     call.after_response.append(lambda: call.core.request_stop("server.stop"))
     return {"type": "ok"}
+
+
+def server_reload_config(call: Call) -> Result:
+    """Re-read config.toml and apply what the server uses (new panes' shell, directory and
+    scrollback, headless size, restore and history switches).
+
+    ``applied``: the file was read cleanly. ``partial``: invalid values fell back to
+    their defaults (listed in ``diagnostics``). ``failed``: the file could not be read
+    or parsed, and the running settings stay as they were.
+    """
+    host = call.core.panes
+    settings, diagnostics = server_settings.read(host.env)
+    for line in diagnostics:
+        log.warning("reload-config: %s", line)
+    if settings is None:
+        return {"type": "config_reload", "status": "failed", "diagnostics": diagnostics}
+    host.settings = settings
+    status = "partial" if diagnostics else "applied"
+    log.info("config reloaded (%s)", status)
+    return {"type": "config_reload", "status": status, "diagnostics": diagnostics}

@@ -58,6 +58,7 @@ from herdr.runtime.events import Event, Filter, Subscriber
 from herdr.terminal import procfs
 
 if TYPE_CHECKING:
+    from herdr.config.server_settings import ServerSettings
     from herdr.server.core import ServerCore
     from herdr.server.panes import PaneHost, Terminal
 
@@ -163,7 +164,6 @@ class Persistence:
         self.core = core
         self.host = host
         self.env = dict(env)
-        self.settings = host.settings
         self.timing = timing or timing_from_env(env)
         self.store = SessionStore(core.info.data_dir)
         self.scheduler = SaveScheduler(
@@ -186,6 +186,11 @@ class Persistence:
         self._closed = False
 
     # ------------------------------------------------------------------ lifecycle
+
+    @property
+    def settings(self) -> ServerSettings:
+        """The host's settings, read each time: ``server reload-config`` replaces them."""
+        return self.host.settings
 
     def start(self) -> list[mapping.PaneRestore]:
         """Restore the saved session, then watch for changes. Call on the loop, before
