@@ -455,3 +455,100 @@ def test_application_cursor_mode_is_mirrored_to_the_host(tui: Tui) -> None:
     tui.literal("printf '\\033[?1l'")
     tui.keys("Enter")
     wait_until(lambda: tui.pane_flag("#{keypad_cursor_flag}") == "0", TIMEOUT)
+
+
+def _tab_label(tui: Tui, index: int = 0) -> str:
+    return str(tui.snapshot()["tabs"][index]["label"])
+
+
+def test_rename_tab_prompt_submits_and_cancels(tui: Tui) -> None:
+    tui.open()
+    tui.wait_for(_prompt_ready, message="no prompt")
+    tui.keys("C-b", "T")
+    tui.wait_text("RENAME TAB")
+    tui.keys("C-u")
+    tui.literal("build")
+    tui.keys("Enter")
+    tui.wait_for(
+        lambda s: "1 build" in s.split("\n")[0] and "RENAME TAB" not in s,
+        message="tab bar not renamed",
+    )
+    assert _tab_label(tui) == "build"
+    listing = subprocess.run(
+        [HERDR_BIN, "tab", "list"], env=tui.env, capture_output=True, text=True, check=True
+    )
+    assert "build" in listing.stdout
+    # esc cancels: nothing renamed, and what was typed never reached the shell
+    tui.keys("C-b", "T")
+    tui.wait_text("RENAME TAB")
+    tui.literal("zzq")
+    tui.wait_text("buildzzq")
+    tui.keys("Escape")
+    screen = tui.wait_for(lambda s: "RENAME TAB" not in s, message="esc did not close")
+    assert "zzq" not in screen
+    assert _tab_label(tui) == "build"
+
+
+def test_resize_mode_grows_the_focused_pane(tui: Tui) -> None:
+    tui.open()
+    tui.wait_for(_prompt_ready, message="no prompt")
+    tui.keys("C-b", "v")
+    tui.wait_for(lambda s: "p2" in s, message="no second pane")
+    tui.keys("C-b", "h")
+    wait_until(lambda: _focused_pane(tui) == "w1:p1", TIMEOUT, message="focus did not move")
+
+    def width() -> int:
+        layout = tui.request("pane.layout", {"pane_id": "w1:p1"})["result"]["layout"]
+        rect = next(p["rect"] for p in layout["panes"] if p["pane_id"] == "w1:p1")
+        return int(rect["width"])
+
+    before = width()
+    tui.keys("C-b", "r")
+    tui.wait_text("RESIZE")
+    tui.keys("l")
+    tui.keys("l")
+    wait_until(lambda: width() >= before + 2 * int(COLS * 0.05) - 4, TIMEOUT, message="no growth")
+    tui.keys("Escape")
+    tui.wait_for(lambda s: "RESIZE" not in s, message="esc did not leave resize mode")
+    grown = width()
+    assert grown > before
+    tui.literal("echo still''typing")  # back in terminal mode: keys reach the pane again
+    tui.keys("Enter")
+    tui.wait_text("stilltyping")
+    assert width() == grown
+
+
+def test_open_notification_target_focuses_a_blocked_background_agent(tui: Tui) -> None:
+    tui.open()
+    tui.wait_for(_prompt_ready, message="no prompt")
+    tui.keys("C-b", "o")
+    tui.wait_text("no agent needs you")
+    tui.literal("claude")
+    tui.keys("Enter")
+
+    def state(pattern: str) -> Callable[[str], bool]:
+        return lambda screen: re.search(rf"claude\s+{pattern}", screen) is not None
+
+    tui.wait_for(state("(idle|working|unknown)"), message="the agent is not in the sidebar")
+    tui.keys("C-b", "c")
+    tui.wait_for(lambda s: "p2" in s, message="no second tab")
+    wait_until(lambda: _focused_pane(tui) == "w1:p2", TIMEOUT)
+    reply = tui.request("agent.prompt", {"target": "w1:p1", "text": "please ask first"})
+    assert "result" in reply, reply
+    tui.wait_for(state("blocked"), message="never blocked in the background")
+    tui.keys("C-b", "o")
+    wait_until(lambda: _focused_pane(tui) == "w1:p1", TIMEOUT, message="prefix+o did not focus")
+    tui.wait_for(lambda s: "p1" in s and "p2" not in s.split("\n")[1], message="tab not shown")
+
+
+def test_reload_config_applies_new_keys(tui: Tui) -> None:
+    tui.open()
+    tui.wait_for(_prompt_ready, message="no prompt")
+    config = tui.root / "c" / "herdr" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[keys]\nsplit_horizontal = "prefix+s"\n')
+    tui.keys("C-b", "R")
+    tui.wait_text("config reloaded")
+    tui.keys("C-b", "s")
+    tui.wait_for(lambda s: "p2" in s, message="the reloaded binding did not split")
+    assert tui.snapshot()["layouts"][0]["splits"][0]["direction"] == "down"

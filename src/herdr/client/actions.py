@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from herdr.client.input import Mouse
+from herdr.client.prompt import Prompt
 
-Mode = Literal["terminal", "prefix", "navigate", "help"]
+Mode = Literal["terminal", "prefix", "navigate", "help", "prompt", "resize"]
 Direction = Literal["left", "right", "up", "down"]
 
 CommandName = Literal[
@@ -110,6 +111,21 @@ class SwapDir:
 @dataclass(frozen=True, slots=True)
 class ResizeDir:
     direction: Direction
+    amount: float | None = None  # share of the split; None = the server's step
+
+
+@dataclass(frozen=True, slots=True)
+class PromptChanged:
+    """The open prompt's line changed (redraw it)."""
+
+    prompt: Prompt
+
+
+@dataclass(frozen=True, slots=True)
+class SubmitPrompt:
+    """Enter in the prompt: the app sends the new name to the server."""
+
+    prompt: Prompt
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +179,8 @@ Action: TypeAlias = (
     | FocusDir
     | SwapDir
     | ResizeDir
+    | PromptChanged
+    | SubmitPrompt
     | CyclePane
     | SwitchTab
     | SwitchWorkspace

@@ -31,7 +31,9 @@ from herdr.client.bindings import Bindings, help_entries, load_bindings
 from herdr.client.compose import compose
 from herdr.client.input import InputParser, Mouse, encode_mouse_sgr
 from herdr.client.modes import KeyMachine
+from herdr.client.prompt import Prompt, PromptKind, open_prompt
 from herdr.client.render import HostModes, keyboard_mirror, render
+from herdr.client.targets import cycle_agent, notification_target
 from herdr.client.terminal import HostTerminal, write_all
 from herdr.client.view import (
     AgentStatus,
@@ -43,6 +45,7 @@ from herdr.client.view import (
     WorkspaceView,
     pane_area,
 )
+from herdr.config.paths import config_file
 from herdr.runtime.layout import Rect
 
 ESC_TIMEOUT_S = 0.03
@@ -251,7 +254,9 @@ class App:
         session_label: str = "default",
         fd_in: int = 0,
         fd_out: int = 1,
+        config_path: Path | None = None,
     ) -> None:
+        self.config_path = config_path
         self.settings = settings or UiSettings()
         bindings, errors = load_bindings(self.settings.keys)
         self.bindings: Bindings = bindings
@@ -286,6 +291,9 @@ class App:
         self.sent_area: tuple[int, int] | None = None
         self.sent_view: tuple[str | None, str | None, bool] | None = None
         self.prev_status: dict[str, str] = {}
+        # pane id → when (a count, not a clock) it last turned blocked or done
+        self.attention_order: dict[str, int] = {}
+        self._attention_seq = 0
         self._draw_pending = False
         self._view_cache: _ViewCache | None = None
         self._plain_bytes: dict[int, bool] = {}
@@ -421,6 +429,8 @@ class App:
             self.prev_status[pane_id] = status
             if before is None or before == status or status not in ("blocked", "done"):
                 continue
+            self._attention_seq += 1
+            self.attention_order[pane_id] = self._attention_seq
             background = pane.get("tab_id") != self.tab_id or not self.host_focused
             if background:
                 ring = True
@@ -499,6 +509,7 @@ class App:
             self.sidebar_visible,
             self.machine.mode,
             self.message,
+            self.machine.prompt,
             self.ws_id,
             self.tab_id,
             self.selected_ws,
@@ -544,6 +555,7 @@ class App:
             help_visible=self.machine.mode == "help",
             help=self.help,
             message=self.message,
+            prompt=self.machine.prompt,
         )
         doc = self.doc
         if doc is None:
@@ -728,8 +740,21 @@ class App:
         self.handle_events(self.parser.flush_pending(end_paste=False))
 
     def handle_events(self, events: list[Any]) -> None:
-        for action in self.machine.handle_all(events):
-            self.do(action)
+        """Carry out each event's actions before the next event is mapped: an action
+        may change the mode (a rename opens the prompt), and the keys typed right after
+        it in the same read must see that mode. Adjacent pane bytes go in one write."""
+        pending = bytearray()
+        for event in events:
+            for action in self.machine.handle(event):
+                if isinstance(action, a.SendBytes):
+                    pending += action.data
+                    continue
+                if pending:
+                    self.do(a.SendBytes(bytes(pending)))
+                    pending.clear()
+                self.do(action)
+        if pending:
+            self.do(a.SendBytes(bytes(pending)))
 
     def do(self, action: a.Action) -> None:
         if isinstance(action, a.SendBytes):
@@ -763,9 +788,17 @@ class App:
             source = self.focused_pane_id()
             self.request("pane.swap", {"source_pane_id": source, "direction": action.direction})
         elif isinstance(action, a.ResizeDir):
-            self.request(
-                "pane.resize", {"pane_id": self.focused_pane_id(), "direction": action.direction}
-            )
+            params: dict[str, Any] = {
+                "pane_id": self.focused_pane_id(),
+                "direction": action.direction,
+            }
+            if action.amount is not None:
+                params["amount"] = action.amount
+            self.request("pane.resize", params)
+        elif isinstance(action, a.PromptChanged):
+            self.schedule_draw()
+        elif isinstance(action, a.SubmitPrompt):
+            self.submit_prompt(action.prompt)
         elif isinstance(action, a.CyclePane):
             self.cycle_pane(action.step)
         elif isinstance(action, a.SwitchTab):
@@ -832,8 +865,97 @@ class App:
                 self.switch_workspace(self.selected_ws)
         elif name == "last_pane":
             self.cycle_pane(-1)
+        elif name in ("rename_workspace", "rename_tab", "rename_pane"):
+            self.start_rename(cast(PromptKind, name.removeprefix("rename_")))
+        elif name == "open_notification_target":
+            target = notification_target(self.doc, self.attention_order)
+            if target is None:
+                self.notice("no agent needs you")
+            else:
+                self.focus_pane(target)
+        elif name in ("next_agent", "previous_agent"):
+            step = 1 if name == "next_agent" else -1
+            target = cycle_agent(self.doc, pane_id, step)
+            if target is None:
+                self.notice("no agents")
+            elif target != pane_id:
+                self.focus_pane(target)
+        elif name == "reload_config":
+            self.spawn(self._reload_config())
         else:
             self.notice(f"{name.replace('_', ' ')}: not available yet")
+
+    # -- rename prompt and config reload -----------------------------------------------------
+
+    def start_rename(self, kind: PromptKind) -> None:
+        """Open the rename prompt prefilled with the current name."""
+        doc = self.doc or {}
+        target: str | None
+        rec: dict[str, Any]
+        if kind == "workspace":
+            target = self.ws_id
+            rec = next((w for w in doc.get("workspaces", []) if w["workspace_id"] == target), {})
+        elif kind == "tab":
+            target = self.tab_id
+            rec = next((t for t in doc.get("tabs", []) if t["tab_id"] == target), {})
+        else:
+            target = self.focused_pane_id()
+            rec = next((p for p in doc.get("panes", []) if p["pane_id"] == target), {})
+        current = rec.get("label")
+        if target is None:
+            self.notice(f"rename {kind}: nothing to rename")
+            return
+        prompt = open_prompt(kind, target, current if isinstance(current, str) else "")
+        for action in self.machine.open_prompt(prompt):
+            self.do(action)
+
+    def submit_prompt(self, prompt: Prompt) -> None:
+        """Send the typed name; the server's answer (or error) comes back as a notice or
+        through the state stream."""
+        method = f"{prompt.kind}.rename"
+        key = {"workspace": "workspace_id", "tab": "tab_id", "pane": "pane_id"}[prompt.kind]
+        self.request(method, {key: prompt.target, "label": prompt.text})
+
+    async def _reload_config(self) -> None:
+        """``server.reload_config``, then the client's own ``[ui]`` and ``[keys]``."""
+        notes: list[str] = []
+        try:
+            envelope = await self.conn.call("server.reload_config", {})
+        except (OSError, ValueError) as exc:
+            envelope = {"error": {"message": str(exc)}}
+        error = envelope.get("error")
+        if isinstance(error, dict):
+            notes.append(f"server: {error.get('message')}")
+        else:
+            result = envelope.get("result")
+            result = result if isinstance(result, dict) else {}
+            if result.get("status") == "failed":
+                notes.append("server kept its settings")
+            diagnostics = result.get("diagnostics")
+            if isinstance(diagnostics, list):
+                notes.extend(f"server: {d}" for d in diagnostics if isinstance(d, str))
+        path = self.config_path or config_file(os.environ)
+        notes.extend(self.reload_settings(load_ui_settings(path)))
+        head = "config reloaded" if not isinstance(error, dict) else "client config reloaded"
+        self.notice("; ".join([head, *notes])[:200])
+
+    def reload_settings(self, settings: UiSettings) -> list[str]:
+        """Apply re-read ``[ui]`` settings and key bindings; returns the warnings.
+
+        The sidebar's shown/hidden state and mouse capture stay as they are (start-up
+        choices the user may have toggled since)."""
+        settings.sidebar_visible = self.settings.sidebar_visible
+        settings.mouse = self.settings.mouse
+        self.settings = settings
+        bindings, errors = load_bindings(settings.keys)
+        self.bindings = bindings
+        self.machine.bindings = bindings
+        self.help = help_entries(bindings)
+        self._plain_bytes.clear()  # which bytes are plain typing depends on the bindings
+        self._view_cache = None
+        self.sync_server()
+        self.schedule_draw()
+        return [*settings.warnings, *(str(e) for e in errors)]
 
     def request(self, method: str, params: dict[str, Any], *, switch: bool = False) -> None:
         self.spawn(self._request(method, params, switch))

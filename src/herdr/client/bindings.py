@@ -69,11 +69,13 @@ _ACTIONS: dict[str, _ActionDef] = {
     "new_worktree": _cmd("new_worktree", "prefix+shift+g", "new git worktree"),
     "open_worktree": _cmd("open_worktree", None, "open git worktree"),
     "remove_worktree": _cmd("remove_worktree", None, "remove git worktree"),
-    "open_notification_target": _cmd("open_notification_target", "prefix+o", "go to notice"),
+    "open_notification_target": _cmd(
+        "open_notification_target", "prefix+o", "go to the agent that needs you"
+    ),
     "previous_workspace": _cmd("previous_workspace", None, "previous workspace"),
     "next_workspace": _cmd("next_workspace", None, "next workspace"),
-    "previous_agent": _cmd("previous_agent", None, "previous agent"),
-    "next_agent": _cmd("next_agent", None, "next agent"),
+    "previous_agent": _cmd("previous_agent", None, "previous agent (all workspaces)"),
+    "next_agent": _cmd("next_agent", None, "next agent (all workspaces)"),
     "focus_agent": _ActionDef((), FocusAgent, "focus agent 1-9", indexed=True),
     "new_tab": _cmd("new_tab", "prefix+c", "new tab"),
     "rename_tab": _cmd("rename_tab", "prefix+shift+t", "rename tab"),
@@ -491,4 +493,8 @@ def help_entries(bindings: Bindings) -> tuple[tuple[str, str], ...]:
     rows.append((f"{prefix} {prefix}", "send the prefix key to the pane"))
     rows.append(("navigate: enter", "go to the selected workspace"))
     rows.append(("navigate: esc, q", "leave navigate mode"))
+    rows.append(("resize: h/j/k/l, arrows", "move the pane's border"))
+    rows.append(("resize: shift+h/j/k/l", "move it by a bigger step"))
+    rows.append(("resize: esc, q, enter", "leave resize mode"))
+    rows.append(("rename: enter / esc", "save / cancel the new name"))
     return tuple(rows)

@@ -28,6 +28,7 @@ from typing import Literal, NamedTuple, TypeAlias
 
 from herdr.client.ansi import RESET, clip_ansi, color_sgr, fit, sgr, slice_ansi, text_width
 from herdr.client.borders import Item, MainKey, PaneKey, main_template
+from herdr.client.prompt import Prompt
 from herdr.client.sidebar import SidebarKey, TabBarKey, sidebar, tab_bar
 from herdr.client.style import BOLD, DIM, Seg, fit_segments
 from herdr.client.view import (
@@ -169,6 +170,8 @@ def compose(view: ViewState, panes: tuple[PaneView, ...] | None = None) -> Frame
     static.memo[:] = [(sources, tuple(out))]
     cursor = _cursor(view, panes, static.chrome, static.template, static.offset_y)
     regions = static.regions
+    if view.prompt is not None:
+        out, cursor = _overlay_prompt(out, view, view.prompt, static.chrome)
     if view.help_visible and view.help:
         out, box = _overlay_help(out, view)
         if box is not None:
@@ -354,6 +357,41 @@ def _cursor(
                 return ch.sidebar_cols + x, offset_y + m
         return None
     return None
+
+
+def _overlay_prompt(
+    out: list[str], view: ViewState, prompt: Prompt, ch: Chrome
+) -> tuple[list[str], tuple[int, int] | None]:
+    """The rename prompt over the tab bar row (or the top/bottom row when there is no
+    tab bar), with the host cursor on the insertion point."""
+    cols, rows = view.cols, view.rows
+    if ch.tab_bar_y is not None:
+        y = ch.tab_bar_y
+    else:
+        y = rows - 1 if view.tab_bar_position == "bottom" else 0
+    x0 = ch.sidebar_cols if cols - ch.sidebar_cols >= 24 else 0
+    width = cols - x0
+    accent = color_sgr(view.accent)
+    badge = f" {prompt.title.upper()} "
+    hint = [(" enter ok · esc cancel ", DIM)]
+    room = width - text_width(badge) - 2
+    if room - text_width(hint[0][0]) >= 16:
+        room -= text_width(hint[0][0])
+    else:
+        hint = []
+    if room < 1:
+        return out, None
+    head, tail = prompt.text[: prompt.cursor], prompt.text[prompt.cursor :]
+    while head and text_width(head) > room - 1:
+        head = head[1:]  # scroll: the cursor stays visible
+    shown = head + tail
+    while shown and text_width(shown) > room:
+        shown = shown[:-1]
+    line = fit_segments(
+        [(badge, sgr(1, 7, accent)), (" ", ""), (shown, sgr(4))], width, hint, min_left=0
+    )
+    out[y] = slice_ansi(out[y], 0, x0) + line
+    return out, (x0 + text_width(badge) + 1 + text_width(head), y)
 
 
 def _overlay_help(out: list[str], view: ViewState) -> tuple[list[str], Rect | None]:

@@ -3,8 +3,11 @@
 herdr-spec §1.3: in *terminal* mode keys go to the focused pane as the exact bytes
 the host sent; after the prefix one key picks an action (the prefix twice sends a
 literal prefix, anything unbound cancels quietly); *navigate* mode is persistent and
-takes plain keys until ``esc``/``q``; *help* closes on any key. Kitty key releases of
-keys we consumed are swallowed so a pane never sees half a key.
+takes plain keys until ``esc``/``q``; *help* closes on any key; *resize* is persistent
+too (``h/j/k/l`` and arrows move the focused pane's border, shifted by a bigger step);
+*prompt* edits a one-line name (:mod:`herdr.client.prompt`) and nothing reaches a pane
+until enter or esc. Kitty key releases of keys we consumed are swallowed so a pane
+never sees half a key.
 """
 
 from __future__ import annotations
@@ -17,18 +20,46 @@ from herdr.client.actions import (
     Action,
     Bound,
     Command,
+    Direction,
     EnterNavigate,
     HostFocus,
     LeaveNavigate,
     Mode,
     ModeChanged,
     MouseInput,
+    PromptChanged,
+    ResizeDir,
     SendBytes,
     SendPaste,
+    SubmitPrompt,
 )
 from herdr.client.bindings import NAVIGATE_FIXED, Bindings, default_bindings
-from herdr.client.input import MODIFIER_KEYS, Focus, InputEvent, Key, Mouse, Paste
-from herdr.client.keynames import spec_of
+from herdr.client.input import MODIFIER_KEYS, SHIFT, Focus, InputEvent, Key, Mouse, Paste
+from herdr.client.keynames import KeySpec, spec_of
+from herdr.client.prompt import Prompt, edit
+
+RESIZE_MODE = Command("resize_mode")
+BIG_RESIZE_STEP = 0.15  # shift+h/j/k/l: three of the server's default 0.05 steps
+
+
+def _resize_keys() -> dict[KeySpec, ResizeDir | LeaveNavigate]:
+    keys: dict[KeySpec, ResizeDir | LeaveNavigate] = {}
+    pairs: tuple[tuple[Direction, str], ...] = (
+        ("left", "h"),
+        ("down", "j"),
+        ("up", "k"),
+        ("right", "l"),
+    )
+    for direction, letter in pairs:
+        for name in (letter, direction):
+            keys[KeySpec(name)] = ResizeDir(direction)
+            keys[KeySpec(name, SHIFT)] = ResizeDir(direction, BIG_RESIZE_STEP)
+    for name in ("esc", "q", "enter"):
+        keys[KeySpec(name)] = LeaveNavigate()
+    return keys
+
+
+RESIZE_KEYS: dict[KeySpec, ResizeDir | LeaveNavigate] = _resize_keys()
 
 
 class KeyMachine:
@@ -38,17 +69,35 @@ class KeyMachine:
         self.bindings = bindings or default_bindings()
         self._mode: Mode = "terminal"
         self._swallowed: set[str] = set()  # keys whose press we consumed (kitty releases)
+        self._prompt: Prompt | None = None
 
     @property
     def mode(self) -> Mode:
         return self._mode
 
+    @property
+    def prompt(self) -> Prompt | None:
+        """The open prompt (only in prompt mode)."""
+        return self._prompt
+
     def set_mode(self, mode: Mode) -> list[Action]:
         """Force a mode (e.g. the app leaves navigate on a click); reports the change."""
         if mode == self._mode:
             return []
+        if mode != "prompt":
+            self._prompt = None
+        elif self._prompt is None:
+            return []  # prompt mode needs a prompt: see open_prompt
         self._mode = mode
         return [ModeChanged(mode)]
+
+    def open_prompt(self, prompt: Prompt) -> list[Action]:
+        """Start editing ``prompt``: keys and pastes go to it until enter or esc."""
+        self._prompt = prompt
+        if self._mode == "prompt":
+            return [PromptChanged(prompt)]
+        self._mode = "prompt"
+        return [ModeChanged("prompt")]
 
     def handle_all(self, events: Iterable[InputEvent]) -> list[Action]:
         """Actions for many events, adjacent :class:`SendBytes` merged into one write."""
@@ -65,6 +114,8 @@ class KeyMachine:
         if isinstance(event, Key):
             return self._key(event)
         if isinstance(event, Paste):
+            if self._mode == "prompt":
+                return self._edit(event)
             actions = self.set_mode("terminal")
             actions.append(SendPaste(event.data))
             return actions
@@ -75,8 +126,12 @@ class KeyMachine:
         return []  # Unknown: replies and garbage never reach a pane
 
     def _key(self, event: Key) -> list[Action]:
+        if self._mode == "prompt":
+            return self._prompt_key(event)
         if event.kind == "repeat" and self._mode == "navigate":
             return self._navigate(event)  # holding j keeps moving
+        if event.kind == "repeat" and self._mode == "resize":
+            return self._resize(event)  # holding l keeps growing
         if event.kind != "press":
             if event.key in self._swallowed:
                 if event.kind == "release":
@@ -94,7 +149,47 @@ class KeyMachine:
                 return []
             self._swallowed.add(event.key)
             return self.set_mode("terminal")  # any key closes the help overlay
+        if self._mode == "resize":
+            return self._resize(event)
         return self._navigate(event)
+
+    def _prompt_key(self, event: Key) -> list[Action]:
+        if event.kind == "release":
+            self._swallowed.discard(event.key)
+            return []
+        if event.key in MODIFIER_KEYS:
+            return []
+        self._swallowed.add(event.key)  # enter's release comes after the prompt closed
+        return self._edit(event)
+
+    def _edit(self, event: Key | Paste) -> list[Action]:
+        if self._prompt is None:
+            return self.set_mode("terminal")
+        prompt, outcome = edit(self._prompt, event)
+        if outcome == "submit":
+            actions = self.set_mode("terminal")
+            actions.append(SubmitPrompt(prompt))
+            return actions
+        if outcome == "cancel":
+            return self.set_mode("terminal")
+        if outcome == "edit":
+            self._prompt = prompt
+            return [PromptChanged(prompt)]
+        return []
+
+    def _resize(self, event: Key) -> list[Action]:
+        if event.key in MODIFIER_KEYS:
+            return []
+        spec = spec_of(event)
+        self._swallowed.add(event.key)
+        if spec == self.bindings.prefix:
+            return self.set_mode("prefix")
+        bound = RESIZE_KEYS.get(spec)
+        if bound is None:
+            return []  # unbound: swallowed, never typed into a pane
+        if isinstance(bound, LeaveNavigate):
+            return self.set_mode("terminal")
+        return [bound]
 
     def _terminal(self, event: Key) -> list[Action]:
         spec = spec_of(event)
@@ -146,6 +241,8 @@ class KeyMachine:
             return self.set_mode("navigate")
         if bound == HELP:
             return self.set_mode("help")
+        if bound == RESIZE_MODE:
+            return self.set_mode("resize")
         if isinstance(bound, LeaveNavigate):
             return self.set_mode("terminal")
         actions = self.set_mode(after)

@@ -270,6 +270,9 @@ def tab_bar(key: TabBarKey) -> tuple[str, tuple[Region, ...]]:
         badge = [(" PREFIX ", sgr(1, 7, accent)), (" ", "")]
     elif key.mode == "navigate":
         badge = [(" NAVIGATE ", sgr(1, 7, accent)), (" ", "")]
+    elif key.mode == "resize":
+        hint = "h/j/k/l resize (shift: more) · esc done "
+        badge = [(" RESIZE ", sgr(1, 7, accent)), (" ", ""), (hint, sgr(2))]
     right: list[Seg] = []
     if key.message:
         right += [(truncate(sanitize(key.message), max(0, width // 2)), sgr(33)), (" ", "")]

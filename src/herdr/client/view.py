@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from herdr.client.prompt import Prompt
 from herdr.runtime.layout import Rect
 
 AgentStatus = Literal["working", "blocked", "done", "idle", "unknown"]
@@ -89,11 +90,12 @@ class ViewState:
     status_indicators: Literal["dots", "symbols"] = "dots"
     agent_panel_sort: Literal["spaces", "priority"] = "spaces"
     accent: str = "cyan"
-    mode: Literal["terminal", "prefix", "navigate", "help"] = "terminal"
+    mode: Literal["terminal", "prefix", "navigate", "help", "prompt", "resize"] = "terminal"
     selected_workspace_id: str | None = None  # navigate-mode selection
     help_visible: bool = False
     help: tuple[tuple[str, str], ...] = ()  # (keys, description), see keys.help_entries
     message: str = ""  # one-line notice in the tab bar (config errors, server lost…)
+    prompt: Prompt | None = None  # an open rename prompt, drawn over the tab bar
 
 
 # ----------------------------------------------------------------------------- frame

@@ -332,7 +332,7 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "keys.rename_workspace",
         "keybinding",
         '"prefix+shift+w"',
-        "Rename the current workspace. " + NOT_IMPLEMENTED_YET,
+        "Rename the current workspace in a one-line prompt (enter saves, esc cancels).",
     ),
     ConfigKey(
         "keys",
@@ -409,14 +409,14 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "keys.reload_config",
         "keybinding",
         '"prefix+shift+r"',
-        "Re-read config.toml without restarting. " + NOT_IMPLEMENTED_YET,
+        "Re-read config.toml without restarting; the TUI applies its [ui] settings and [keys] at once.",
     ),
     ConfigKey(
         "keys",
         "keys.open_notification_target",
         "keybinding",
         '"prefix+o"',
-        "Jump to the pane behind the latest notification. " + NOT_IMPLEMENTED_YET,
+        "Focus the agent that needs you: the latest blocked one, else the latest finished one not yet seen.",
     ),
     ConfigKey(
         "keys",
@@ -437,14 +437,14 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "keys.previous_agent",
         "keybinding",
         None,
-        "Focus the previous agent pane. " + NOT_IMPLEMENTED_YET,
+        "Focus the previous agent pane in sidebar order, across workspaces, wrapping around.",
     ),
     ConfigKey(
         "keys",
         "keys.next_agent",
         "keybinding",
         None,
-        "Focus the next agent pane. " + NOT_IMPLEMENTED_YET,
+        "Focus the next agent pane in sidebar order, across workspaces, wrapping around.",
     ),
     ConfigKey(
         "keys",
@@ -472,7 +472,7 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "keys.rename_tab",
         "keybinding",
         '"prefix+shift+t"',
-        "Rename the current tab. " + NOT_IMPLEMENTED_YET,
+        "Rename the current tab in a one-line prompt (enter saves, esc cancels).",
     ),
     ConfigKey(
         "keys",
@@ -528,7 +528,7 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "keys.rename_pane",
         "keybinding",
         '"prefix+shift+p"',
-        "Rename the focused pane. " + NOT_IMPLEMENTED_YET,
+        "Rename the focused pane in a one-line prompt; an empty name clears the label.",
     ),
     ConfigKey(
         "keys",
@@ -654,7 +654,7 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "keys.resize_mode",
         "keybinding",
         '"prefix+r"',
-        "Enter a mode where single keys resize the focused pane. " + NOT_IMPLEMENTED_YET,
+        "Enter a mode where h/j/k/l or arrows resize the focused pane (shift: bigger steps); esc, q or enter leave it.",
     ),
     ConfigKey(
         "keys",
