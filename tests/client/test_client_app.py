@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import os
 import pty
 import termios
@@ -187,3 +189,46 @@ def test_host_keyboard_follows_the_focused_pane(tmp_path: Path) -> None:
     app.apply_rows(_rows("w1:p2"))
     app.draw()
     assert b"\x1b[>4;0m" in _read_all(out)
+
+
+def test_copy_mode_scrolls_copies_with_osc52_and_returns_to_the_bottom(tmp_path: Path) -> None:
+    app, out = _app(tmp_path)
+    sent: list[dict[str, Any]] = []
+    app.conn.send = sent.append  # type: ignore[method-assign,assignment]
+
+    async def scenario() -> None:
+        app.apply_state(_doc("working"))
+        rows = [[y, f"\x1b[1mrow{y}\x1b[0m"] for y in range(20)]
+        app.apply_rows(
+            {
+                "pane_id": "w1:p1",
+                "size": [50, 20],
+                "rows": rows,
+                "cursor": [3, 19],
+                "full": True,
+                "offset": 0,
+                "total": 120,
+            }
+        )
+        app.handle_events(app.parser.feed(b"\x02["))
+        assert app.machine.mode == "copy" and app.copy is not None
+        assert app.build_view().copy_position == "[0/100]"
+        app.handle_events(app.parser.feed(b"0Vky"))  # two rows on screen: copied here
+        assert app.copy is None and app.machine.mode == "terminal"
+        data = _read_all(out)
+        start = data.index(b"\x1b]52;c;") + 7
+        assert base64.b64decode(data[start : data.index(b"\x07", start)]) == b"row18\nrow19"
+        assert app.copied == "row18\nrow19" and app.message == "copied 2 lines"
+        assert sent[-1] == {"t": "scroll", "pane_id": "w1:p1", "delta": 10_000}
+        assert not any(m.get("t") == "in" for m in sent)  # no key reached the pane
+        # wheel up over the focused pane enters copy mode and scrolls
+        sent.clear()
+        app.frame = None
+        app.copy_wheel("w1:p1", up=True)
+        assert app.machine.mode == "copy"
+        assert sent == [{"t": "scroll", "pane_id": "w1:p1", "delta": -3}]
+        app.copy_wheel("w1:p1", up=False)  # back at the bottom: copy mode ends
+        assert app.copy is None and app.machine.mode == "terminal"
+        await asyncio.sleep(0)
+
+    asyncio.run(scenario())

@@ -552,3 +552,54 @@ def test_reload_config_applies_new_keys(tui: Tui) -> None:
     tui.keys("C-b", "s")
     tui.wait_for(lambda s: "p2" in s, message="the reloaded binding did not split")
     assert tui.snapshot()["layouts"][0]["splits"][0]["direction"] == "down"
+
+
+def _buffer(tui: Tui) -> str:
+    return tui.tmux("show-buffer", check=False)
+
+
+def test_copy_mode_scrolls_selects_and_copies_with_osc52(tui: Tui) -> None:
+    tui.open()
+    tui.tmux("set-option", "-s", "set-clipboard", "on")  # the outer tmux takes OSC 52
+    tui.wait_for(_prompt_ready, message="no prompt")
+    tui.literal("seq -f 'row%03g' 1 100")
+    tui.keys("Enter")
+    tui.wait_text("row100")
+    tui.keys("C-b", "[")
+    tui.wait_text("COPY")
+    for _ in range(3):
+        tui.keys("k")
+    tui.keys("g")
+    screen = tui.wait_for(lambda s: "row001" in s, message="g did not reach the top")
+    assert re.search(r"\[(\d+)/\1\]", screen), "no position at the top of the scrollback"
+    assert "row100" not in screen
+    # a line-wise selection of two rows inside the viewport
+    tui.keys("j", "V", "j", "y")
+    tui.wait_text("copied 2 lines")
+    wait_until(lambda: _buffer(tui) == "row001\nrow002", TIMEOUT, message="no OSC 52 copy")
+    tui.wait_for(lambda s: "COPY" not in s, message="y did not leave copy mode")
+    tui.wait_text("row100")  # back at the live bottom
+    # a character-wise selection reaching past the viewport: fetched with pane.read
+    tui.keys("C-b", "[")
+    tui.wait_text("COPY")
+    tui.keys("g", "j", "l", "l", "l", "v")
+    for _ in range(2):
+        tui.keys("C-f")
+    tui.keys("0", "l", "l", "l", "l", "Enter")
+    tui.wait_for(lambda s: "copied" in s and "copied 2 lines" not in s, message="no copy")
+    text = wait_until(
+        lambda: (b := _buffer(tui)).startswith("001\nrow002") and b, TIMEOUT, message="no copy"
+    )
+    lines = str(text).split("\n")
+    assert len(lines) > ROWS - 5
+    assert lines[-1].startswith("row") and len(lines[-1]) == 5
+    assert all(line == f"row{i + 2:03d}" for i, line in enumerate(lines[1:-1]))
+    # q leaves; keys typed in copy mode never reached the shell
+    tui.keys("C-b", "[")
+    tui.wait_text("COPY")
+    tui.keys("k", "x", "q")
+    tui.wait_for(lambda s: "COPY" not in s, message="q did not leave copy mode")
+    tui.literal("echo after''copy")
+    tui.keys("Enter")
+    screen = tui.wait_text("aftercopy")
+    assert "xecho" not in screen

@@ -25,6 +25,7 @@ class Stream:
         self.rows: dict[str, dict[int, str]] = {}
         self.sizes: dict[str, list[int]] = {}
         self.seen_rows_for: set[str] = set()
+        self.scroll: dict[str, tuple[int, int]] = {}  # (offset, total)
         request = {"id": "a1", "method": "client.attach", "params": params}
         self.send(request)
         self.started = self.read()
@@ -47,6 +48,7 @@ class Stream:
             pane = doc["pane_id"]
             self.seen_rows_for.add(pane)
             self.sizes[pane] = doc["size"]
+            self.scroll[pane] = (doc["offset"], doc["total"])
             if doc["full"]:
                 self.rows[pane] = {}
             for y, row in doc["rows"]:
@@ -175,5 +177,32 @@ def test_wheel_scroll_shows_scrollback_and_input_returns(workspace: ServerHandle
         stream.pump(lambda: "line60" not in stream.text("w1:p1"))
         stream.send({"t": "in", "pane_id": "w1:p1", "data": "echo back''down\r"})
         stream.pump(lambda: "backdown" in stream.text("w1:p1"))
+    finally:
+        stream.close()
+
+
+def test_rows_carry_scroll_offset_and_total(workspace: ServerHandle) -> None:
+    stream = Stream(str(workspace.socket_path), {"cols": 80, "rows": 10})
+    try:
+        stream.pump(lambda: "w1:p1" in stream.rows)
+        stream.send({"t": "in", "pane_id": "w1:p1", "data": "seq 1 60 | sed s/^/line/\r"})
+        stream.pump(lambda: "line60" in stream.text("w1:p1"))
+        stream.pump(lambda: stream.scroll["w1:p1"][1] >= 60)
+        assert stream.scroll["w1:p1"][0] == 0
+        stream.send({"t": "scroll", "pane_id": "w1:p1", "delta": -30})
+        stream.pump(lambda: stream.scroll["w1:p1"][0] == 30)
+        total = stream.scroll["w1:p1"][1]
+        shown = stream.text("w1:p1")
+        # output while scrolled: the view stays on its rows, the offset grows
+        reply = workspace.request(
+            "pane.send_text", {"pane_id": "w1:p1", "text": "seq 1 5 | sed s/^/more/\r"}
+        )
+        assert "result" in reply, reply
+        stream.pump(lambda: stream.scroll["w1:p1"][1] > total)
+        offset, grown = stream.scroll["w1:p1"]
+        assert offset == 30 + grown - total
+        assert stream.text("w1:p1") == shown
+        stream.send({"t": "scroll", "pane_id": "w1:p1", "delta": 10_000})
+        stream.pump(lambda: stream.scroll["w1:p1"][0] == 0 and "more5" in stream.text("w1:p1"))
     finally:
         stream.close()

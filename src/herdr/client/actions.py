@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from herdr.client.input import Mouse
+from herdr.client.keynames import KeySpec
 from herdr.client.prompt import Prompt
 
-Mode = Literal["terminal", "prefix", "navigate", "help", "prompt", "resize"]
+Mode = Literal["terminal", "prefix", "navigate", "help", "prompt", "resize", "copy"]
 Direction = Literal["left", "right", "up", "down"]
 
 CommandName = Literal[
@@ -129,6 +130,14 @@ class SubmitPrompt:
 
 
 @dataclass(frozen=True, slots=True)
+class CopyKey:
+    """A key pressed in copy mode: the app runs it through :mod:`herdr.client.copymode`
+    (keys never reach the pane there)."""
+
+    spec: KeySpec
+
+
+@dataclass(frozen=True, slots=True)
 class CyclePane:
     step: int  # +1 next, -1 previous
 
@@ -181,6 +190,7 @@ Action: TypeAlias = (
     | ResizeDir
     | PromptChanged
     | SubmitPrompt
+    | CopyKey
     | CyclePane
     | SwitchTab
     | SwitchWorkspace

@@ -27,9 +27,11 @@ from typing import Any, Literal, cast
 import orjson
 
 from herdr.client import actions as a
+from herdr.client import copymode as cm
 from herdr.client.bindings import Bindings, help_entries, load_bindings
 from herdr.client.compose import compose
 from herdr.client.input import InputParser, Mouse, encode_mouse_sgr
+from herdr.client.keynames import KeySpec
 from herdr.client.modes import KeyMachine
 from herdr.client.prompt import Prompt, PromptKind, open_prompt
 from herdr.client.render import HostModes, keyboard_mirror, render
@@ -50,6 +52,8 @@ from herdr.runtime.layout import Rect
 
 ESC_TIMEOUT_S = 0.03
 PASTE_CHUNK = 128 * 1024
+MAX_READ_LINES = 10_000  # pane.read's cap: longer copies use the rows on screen
+TO_BOTTOM = 10_000  # a scroll delta that always reaches the live bottom
 READ_LIMIT = 64 * 1024 * 1024
 _STATUSES = ("working", "blocked", "done", "idle", "unknown")
 
@@ -275,6 +279,11 @@ class App:
         self.pane_rows: dict[str, tuple[str, ...]] = {}
         self.pane_cursor: dict[str, tuple[int, int] | None] = {}
         self.pane_mouse: dict[str, int] = {}
+        self.pane_size: dict[str, tuple[int, int]] = {}
+        self.pane_scroll: dict[str, tuple[int, int]] = {}  # (offset, total) per pane
+        self.copy: cm.CopyState | None = None  # copy mode on the focused pane
+        self.copied = ""  # the last text put on the host clipboard (tests read it)
+        self._copy_paint: tuple[tuple[str, ...], cm.CopyState, tuple[str, ...]] | None = None
         self.pane_app_cursor: dict[str, bool] = {}
         self.host_app_cursor = False  # DECCKM mirrored from the focused pane
         # (kitty flags, modifyOtherKeys level) per pane and as mirrored on the host: the
@@ -406,6 +415,12 @@ class App:
         self.pane_mouse[pane_id] = int(msg.get("mouse") or 0)
         self.pane_app_cursor[pane_id] = bool(msg.get("app_cursor"))
         self.pane_keyboard[pane_id] = (int(msg.get("kitty") or 0), int(msg.get("mok") or 0))
+        size = (int(msg["size"][0]), height)
+        scroll = (int(msg.get("offset") or 0), int(msg.get("total") or height))
+        self.pane_size[pane_id] = size
+        self.pane_scroll[pane_id] = scroll
+        if self.copy is not None and self.copy.pane_id == pane_id:
+            self.copy = cm.sync(self.copy, size, scroll[1], scroll[0])
 
     def apply_state(self, doc: dict[str, Any]) -> None:
         if self.doc is not None and self.doc.get("workspaces") and not doc.get("workspaces"):
@@ -417,6 +432,8 @@ class App:
             if pane_id not in live:
                 self.pane_rows.pop(pane_id, None)
         self._attention(doc)
+        if self.copy is not None and self.copy.pane_id != self.focused_pane_id():
+            self.leave_copy()  # its pane closed, or the focus moved away
         self.sync_server()
 
     def _attention(self, doc: dict[str, Any]) -> None:
@@ -513,6 +530,7 @@ class App:
             self.ws_id,
             self.tab_id,
             self.selected_ws,
+            self.copy.position() if self.copy is not None else "",
         )
         cached = self._view_cache
         if cached is None or cached[0] is not self.doc or cached[1] != key:
@@ -522,6 +540,10 @@ class App:
         if not slots:
             return view, view.panes
         rows, cursors = self.pane_rows, self.pane_cursor
+        copy = self.copy
+        if copy is not None and copy.pane_id in rows:
+            rows = {**rows, copy.pane_id: self._painted(rows[copy.pane_id], copy)}
+            cursors = {**cursors, copy.pane_id: copy.cursor()}
         panes = tuple(
             PaneView(
                 pane_id,
@@ -536,6 +558,15 @@ class App:
             for pane_id, rect, title, agent, status, seen in slots
         )
         return view, panes
+
+    def _painted(self, rows: tuple[str, ...], copy: cm.CopyState) -> tuple[str, ...]:
+        """The copy pane's rows with selection and cursor (kept while neither changed)."""
+        cached = self._copy_paint
+        if cached is not None and cached[0] is rows and cached[1] == copy:
+            return cached[2]
+        painted = cm.paint(rows, copy)
+        self._copy_paint = (rows, copy, painted)
+        return painted
 
     def _build_view_base(
         self,
@@ -556,6 +587,7 @@ class App:
             help=self.help,
             message=self.message,
             prompt=self.machine.prompt,
+            copy_position=self.copy.position() if self.copy is not None else "",
         )
         doc = self.doc
         if doc is None:
@@ -797,6 +829,8 @@ class App:
             self.request("pane.resize", params)
         elif isinstance(action, a.PromptChanged):
             self.schedule_draw()
+        elif isinstance(action, a.CopyKey):
+            self.copy_key(action.spec)
         elif isinstance(action, a.SubmitPrompt):
             self.submit_prompt(action.prompt)
         elif isinstance(action, a.CyclePane):
@@ -882,8 +916,129 @@ class App:
                 self.focus_pane(target)
         elif name == "reload_config":
             self.spawn(self._reload_config())
+        elif name == "copy_mode":
+            self.start_copy()
         else:
             self.notice(f"{name.replace('_', ' ')}: not available yet")
+
+    # -- copy mode ---------------------------------------------------------------------------
+
+    def start_copy(self) -> None:
+        """Copy mode on the focused pane (``prefix+[``), where its viewport is now."""
+        pane_id = self.focused_pane_id()
+        size = self.pane_size.get(pane_id) if pane_id is not None else None
+        if pane_id is None or size is None:
+            for action in self.machine.set_mode("terminal"):
+                self.do(action)
+            self.notice("copy mode: no pane")
+            return
+        offset, total = self.pane_scroll.get(pane_id, (0, size[1]))
+        cursor = self.pane_cursor.get(pane_id) if not offset else None
+        self.copy = cm.enter(pane_id, size, total, offset, cursor)
+        if self.machine.mode != "copy":
+            for action in self.machine.set_mode("copy"):
+                self.do(action)
+        self.schedule_draw()
+
+    def copy_key(self, spec: KeySpec) -> None:
+        copy = self.copy
+        if copy is None:
+            self.leave_copy()
+            return
+        rows = self.pane_rows.get(copy.pane_id, ())
+        self.copy, effects = cm.handle_key(copy, spec, rows)
+        self.copy_effects(copy, effects)
+
+    def copy_effects(self, before: cm.CopyState, effects: list[cm.Effect]) -> None:
+        """Carry out what a copy-mode key asked for (scroll, copy, leave)."""
+        for effect in effects:
+            if isinstance(effect, cm.Scroll):
+                self.conn.send({"t": "scroll", "pane_id": before.pane_id, "delta": effect.delta})
+            elif isinstance(effect, cm.Copy):
+                self.copy_selection(before, effect.selection)
+            elif isinstance(effect, cm.Leave):
+                self.leave_copy()
+        self.schedule_draw()
+
+    def leave_copy(self) -> None:
+        """Back to terminal mode; the pane returns to its live bottom."""
+        copy, self.copy = self.copy, None
+        self._copy_paint = None
+        if copy is not None:
+            self.conn.send({"t": "scroll", "pane_id": copy.pane_id, "delta": TO_BOTTOM})
+        if self.machine.mode == "copy":
+            for action in self.machine.set_mode("terminal"):
+                self.do(action)
+        self.schedule_draw()
+
+    def copy_selection(self, state: cm.CopyState, sel: cm.Selection) -> None:
+        """Copy from the rows on screen when they hold the selection, else ask the server
+        for the whole scrollback (``pane.read``)."""
+        rows = self.pane_rows.get(state.pane_id, ())
+        if state.top <= sel.start_line and sel.end_line < state.top + len(rows):
+            self.put_clipboard(cm.selected_text(rows, state.top, sel), sel.lines)
+            return
+        self.spawn(self._copy_from_server(state, sel))
+
+    async def _copy_from_server(self, state: cm.CopyState, sel: cm.Selection) -> None:
+        rows = self.pane_rows.get(state.pane_id, ())
+        fallback = "copied the rows on screen only"
+        if state.total <= MAX_READ_LINES:
+            params = {"pane_id": state.pane_id, "source": "recent", "lines": state.total}
+            try:
+                envelope = await self.conn.call("pane.read", params)
+            except (OSError, ValueError) as exc:
+                envelope = {"error": {"message": str(exc)}}
+            read = (envelope.get("result") or {}).get("read")
+            if isinstance(read, dict) and isinstance(read.get("text"), str):
+                # "recent" with lines = every row starts at row 0 (only blank rows
+                # after the last text are left out)
+                lines = read["text"].split("\n")
+                self.put_clipboard(cm.selected_text(lines, 0, sel), sel.lines)
+                return
+            error = envelope.get("error")
+            if isinstance(error, dict):
+                fallback = f"pane.read: {error.get('message')}; {fallback}"
+        first = max(sel.start_line, state.top)
+        last = min(sel.end_line, state.top + len(rows) - 1)
+        if last < first:
+            self.notice("copy: the selection is not on screen")
+            return
+        clipped = cm.Selection(
+            first,
+            sel.start_col if first == sel.start_line else 0,
+            last,
+            sel.end_col if last == sel.end_line else max(0, state.width - 1),
+            sel.linewise,
+        )
+        self.put_clipboard(cm.selected_text(rows, state.top, clipped), clipped.lines, fallback)
+
+    def put_clipboard(self, text: str, lines: int, note: str = "") -> None:
+        """OSC 52 to the host terminal: it owns the clipboard (works over ssh too)."""
+        self.write(cm.osc52(text))
+        self.copied = text
+        done = f"copied {lines} line{'s' if lines != 1 else ''}"
+        self.notice(f"{done} ({note})" if note else done)
+
+    def copy_wheel(self, pane_id: str, up: bool) -> bool:
+        """The wheel over a pane that did not ask for mouse events: copy mode, tmux-like
+        (wheel up enters it on the focused pane; back at the bottom it ends)."""
+        lines = self.settings.scroll_lines
+        if self.copy is None:
+            if not up or pane_id != self.focused_pane_id() or self.machine.mode != "terminal":
+                return False
+            self.start_copy()
+            if self.copy is None:
+                return False
+        copy = self.copy
+        if copy.pane_id != pane_id:
+            return False
+        if not up and copy.offset <= lines and copy.anchor is None:
+            self.leave_copy()  # wheeled back to the live bottom
+            return True
+        self.copy, effects = cm.scroll_view(copy, -lines if up else lines)
+        self.copy_effects(copy, effects)
+        return True
 
     # -- rename prompt and config reload -----------------------------------------------------
 
@@ -1065,7 +1220,10 @@ class App:
                 self.conn.send({"t": "in", "pane_id": pane_id, "data": data})
                 return
         if event.kind == "wheel" and pane_hit is not None:
-            if event.button in ("wheel_up", "wheel_down"):
+            wheel = event.button in ("wheel_up", "wheel_down")
+            if wheel and self.copy_wheel(pane_hit[0], event.button == "wheel_up"):
+                return
+            if wheel:
                 lines = self.settings.scroll_lines
                 delta = -lines if event.button == "wheel_up" else lines
                 self.conn.send({"t": "scroll", "pane_id": pane_hit[0], "delta": delta})

@@ -113,6 +113,7 @@ class _StaticKey(NamedTuple):
     accent: str
     message: str
     panes: tuple[PaneKey, ...]
+    copy_position: str
 
 
 def compose(view: ViewState, panes: tuple[PaneView, ...] | None = None) -> Frame:
@@ -150,6 +151,7 @@ def compose(view: ViewState, panes: tuple[PaneView, ...] | None = None) -> Frame
         view.accent,
         view.message,
         tuple(PaneKey(p.pane_id, p.rect, p.title, p.agent, p.agent_status, p.seen) for p in panes),
+        view.copy_position,
     )
     last = _last_static
     if last and last[0][0] == key:  # equal parts are mostly the same objects: cheap
@@ -296,6 +298,7 @@ def _static(key: _StaticKey) -> _Static:
                     key.message,
                     key.indicators,
                     key.accent,
+                    key.copy_position,
                 )
             )
             plans.append((side_rows[y] + bar,))

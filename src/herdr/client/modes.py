@@ -6,8 +6,9 @@ literal prefix, anything unbound cancels quietly); *navigate* mode is persistent
 takes plain keys until ``esc``/``q``; *help* closes on any key; *resize* is persistent
 too (``h/j/k/l`` and arrows move the focused pane's border, shifted by a bigger step);
 *prompt* edits a one-line name (:mod:`herdr.client.prompt`) and nothing reaches a pane
-until enter or esc. Kitty key releases of keys we consumed are swallowed so a pane
-never sees half a key.
+until enter or esc; *copy* (``prefix+[``) hands every key to the app as
+:class:`CopyKey` (:mod:`herdr.client.copymode` decides; the app leaves the mode).
+Kitty key releases of keys we consumed are swallowed so a pane never sees half a key.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from herdr.client.actions import (
     Action,
     Bound,
     Command,
+    CopyKey,
     Direction,
     EnterNavigate,
     HostFocus,
@@ -39,6 +41,7 @@ from herdr.client.keynames import KeySpec, spec_of
 from herdr.client.prompt import Prompt, edit
 
 RESIZE_MODE = Command("resize_mode")
+COPY_MODE = Command("copy_mode")
 BIG_RESIZE_STEP = 0.15  # shift+h/j/k/l: three of the server's default 0.05 steps
 
 
@@ -116,6 +119,8 @@ class KeyMachine:
         if isinstance(event, Paste):
             if self._mode == "prompt":
                 return self._edit(event)
+            if self._mode == "copy":
+                return []  # a paste never reaches a pane being read
             actions = self.set_mode("terminal")
             actions.append(SendPaste(event.data))
             return actions
@@ -132,6 +137,8 @@ class KeyMachine:
             return self._navigate(event)  # holding j keeps moving
         if event.kind == "repeat" and self._mode == "resize":
             return self._resize(event)  # holding l keeps growing
+        if event.kind == "repeat" and self._mode == "copy":
+            return self._copy(event)  # holding k keeps scrolling
         if event.kind != "press":
             if event.key in self._swallowed:
                 if event.kind == "release":
@@ -151,7 +158,15 @@ class KeyMachine:
             return self.set_mode("terminal")  # any key closes the help overlay
         if self._mode == "resize":
             return self._resize(event)
+        if self._mode == "copy":
+            return self._copy(event)
         return self._navigate(event)
+
+    def _copy(self, event: Key) -> list[Action]:
+        if event.key in MODIFIER_KEYS:
+            return []
+        self._swallowed.add(event.key)
+        return [CopyKey(spec_of(event))]
 
     def _prompt_key(self, event: Key) -> list[Action]:
         if event.kind == "release":
@@ -243,6 +258,10 @@ class KeyMachine:
             return self.set_mode("help")
         if bound == RESIZE_MODE:
             return self.set_mode("resize")
+        if bound == COPY_MODE:
+            actions = self.set_mode("copy")
+            actions.append(bound)  # the app starts copy mode on the focused pane
+            return actions
         if isinstance(bound, LeaveNavigate):
             return self.set_mode("terminal")
         actions = self.set_mode(after)

@@ -257,6 +257,7 @@ class TabBarKey:
     message: str
     indicators: str
     accent: str
+    copy_position: str = ""
 
 
 @lru_cache(maxsize=16)
@@ -273,6 +274,10 @@ def tab_bar(key: TabBarKey) -> tuple[str, tuple[Region, ...]]:
     elif key.mode == "resize":
         hint = "h/j/k/l resize (shift: more) · esc done "
         badge = [(" RESIZE ", sgr(1, 7, accent)), (" ", ""), (hint, sgr(2))]
+    elif key.mode == "copy":
+        hint = "v/V select · y copy · q quit "
+        badge = [(" COPY ", sgr(1, 7, accent)), (" ", "")]
+        badge += [(key.copy_position + " ", sgr(1)), (hint, sgr(2))]
     right: list[Seg] = []
     if key.message:
         right += [(truncate(sanitize(key.message), max(0, width // 2)), sgr(33)), (" ", "")]

@@ -90,12 +90,13 @@ class ViewState:
     status_indicators: Literal["dots", "symbols"] = "dots"
     agent_panel_sort: Literal["spaces", "priority"] = "spaces"
     accent: str = "cyan"
-    mode: Literal["terminal", "prefix", "navigate", "help", "prompt", "resize"] = "terminal"
+    mode: Literal["terminal", "prefix", "navigate", "help", "prompt", "resize", "copy"] = "terminal"
     selected_workspace_id: str | None = None  # navigate-mode selection
     help_visible: bool = False
     help: tuple[tuple[str, str], ...] = ()  # (keys, description), see keys.help_entries
     message: str = ""  # one-line notice in the tab bar (config errors, server lost…)
     prompt: Prompt | None = None  # an open rename prompt, drawn over the tab bar
+    copy_position: str = ""  # copy mode's "[offset/history]", shown by its badge
 
 
 # ----------------------------------------------------------------------------- frame

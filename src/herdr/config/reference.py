@@ -542,7 +542,8 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "keys.copy_mode",
         "keybinding",
         '"prefix+["',
-        "Select and copy pane text with the keyboard. " + NOT_IMPLEMENTED_YET,
+        "Copy mode: scroll the focused pane with vi keys (k/j, ctrl+u/d, g/G), select "
+        "with v/V and copy with y or enter (OSC 52); q or esc leaves.",
     ),
     ConfigKey(
         "keys",

@@ -8,7 +8,7 @@ A client calls ``client.attach`` and keeps the connection. The server answers
   coalesced, whenever a lifecycle event fires or titles/cwds change.
 * ``{"t": "rows", "pane_id", "size": [cols, rows], "rows": [[y, ansi], ...], "cursor":
   [x, y] | null, "mouse": int, "app_cursor": bool, "kitty": int, "mok": int, "full":
-  bool}`` — changed styled
+  bool, "offset": int, "total": int}`` — changed styled
   rows (plus the input modes the client mirrors onto the host) of the panes the
   client can see (its active tab), at most :data:`MAX_FPS` times per second. Hidden
   panes cost nothing.
@@ -81,6 +81,8 @@ class _Screen:
     kitty: int = 0  # kitty keyboard flags, mirrored onto the host by the client
     mok: int = 0  # modifyOtherKeys level, likewise
     scrolled: bool = False
+    offset: int = 0  # rows the viewport is scrolled up into the scrollback
+    total: int = 0  # scrollback + screen rows
 
     def refresh(self, term: Terminal) -> None:
         em = term.emulator
@@ -90,6 +92,8 @@ class _Screen:
         self.ver += 1
         size = (em.cols, em.rows)
         offset = em.scroll_offset
+        self.offset = offset
+        self.total = em.total_rows
         if offset:
             self._viewport(term, offset)
             return
@@ -149,6 +153,7 @@ class _Sent:
     mouse: int
     app_cursor: bool
     keyboard: tuple[int, int]
+    scroll: tuple[int, int] = (0, 0)  # (offset, total)
 
 
 class _OutputWake(asyncio.Event):
@@ -446,6 +451,7 @@ class AttachRegistry:
                 and sent.mouse == screen.mouse
                 and sent.app_cursor == screen.app_cursor
                 and sent.keyboard == (screen.kitty, screen.mok)
+                and sent.scroll == (screen.offset, screen.total)
             ):
                 return None
             rows = [(y, r) for y, r in enumerate(screen.rows) if screen.vers[y] > sent.ver]
@@ -457,6 +463,7 @@ class AttachRegistry:
             screen.mouse,
             screen.app_cursor,
             (screen.kitty, screen.mok),
+            (screen.offset, screen.total),
         )
         return encode(
             {
@@ -470,6 +477,8 @@ class AttachRegistry:
                 "kitty": screen.kitty,
                 "mok": screen.mok,
                 "full": full,
+                "offset": screen.offset,
+                "total": screen.total,
             }
         )
 
