@@ -231,6 +231,7 @@ class TargetCase(NamedTuple):
     statuses: dict[str, str]
     recency: dict[str, int]
     target: str | None
+    seqs: dict[str, int] = {}  # noqa: RUF012 - read only
 
 
 TARGET_CASES = [
@@ -240,6 +241,9 @@ TARGET_CASES = [
     TargetCase("blocked_beats_newer_done", {}, {"w1:p3": 9}, "w1:p4"),
     TargetCase("done_when_none_blocked", {"w2:p1": "idle", "w1:p4": "working"}, {}, "w1:p3"),
     TargetCase("nobody", {"w2:p1": "idle", "w1:p4": "working", "w1:p3": "idle"}, {}, None),
+    # the server's state_change_seq decides first (changes before the client attached)
+    TargetCase("server_seq", {}, {}, "w2:p1", {"w2:p1": 7, "w1:p4": 3}),
+    TargetCase("server_seq_over_recency", {}, {"w1:p4": 5}, "w2:p1", {"w2:p1": 7, "w1:p4": 3}),
 ]
 
 
@@ -247,7 +251,11 @@ TARGET_CASES = [
 def test_notification_target(case: TargetCase) -> None:
     doc = dict(DOC)
     doc["panes"] = [
-        {**p, "agent_status": case.statuses.get(p["pane_id"], p["agent_status"])}
+        {
+            **p,
+            "agent_status": case.statuses.get(p["pane_id"], p["agent_status"]),
+            **({"state_change_seq": case.seqs[p["pane_id"]]} if p["pane_id"] in case.seqs else {}),
+        }
         for p in DOC["panes"]
     ]
     assert notification_target(doc, case.recency) == case.target

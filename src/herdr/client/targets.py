@@ -2,9 +2,9 @@
 
 Both read the attach stream's state document. Sidebar order is workspace order, then
 tab order within a workspace, then pane order within a tab — the order the state
-document lists them in. "Most recent" comes from the client's own count of attention
-changes (the state document carries no time), so an agent that turned blocked after
-another one wins; agents already waiting when the client attached count as oldest.
+document lists them in. "Most recent" is the server's ``state_change_seq`` of each agent
+pane (one counter across all agents), then the client's own count of attention changes
+for a server that does not send it; ties go to sidebar order.
 """
 
 from __future__ import annotations
@@ -36,10 +36,14 @@ def notification_target(doc: Mapping[str, Any] | None, recency: Mapping[str, int
     done (finished, not yet seen) one; ``None`` when nobody waits."""
     panes = agent_panes(doc)
     for status in ("blocked", "done"):
-        waiting = [str(p["pane_id"]) for p in panes if p.get("agent_status") == status]
+        waiting = [p for p in panes if p.get("agent_status") == status]
         if waiting:
             # max keeps the first of equals: sidebar order breaks ties
-            return max(waiting, key=lambda pane_id: recency.get(pane_id, 0))
+            latest = max(
+                waiting,
+                key=lambda p: (_seq(p.get("state_change_seq")), recency.get(str(p["pane_id"]), 0)),
+            )
+            return str(latest["pane_id"])
     return None
 
 
@@ -52,3 +56,7 @@ def cycle_agent(doc: Mapping[str, Any] | None, current: str | None, step: int) -
     if current in ids:
         return ids[(ids.index(current) + step) % len(ids)]
     return ids[0] if step > 0 else ids[-1]
+
+
+def _seq(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0

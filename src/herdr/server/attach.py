@@ -295,11 +295,23 @@ class AttachRegistry:
         return {
             "workspaces": [host.workspace_record(ws) for ws in session.workspaces],
             "tabs": [host.tab_record(ws, tab) for ws in session.workspaces for tab in ws.tabs],
-            "panes": [host.pane_record(loc) for loc in session.iter_panes()],
+            "panes": [self._pane_record(loc) for loc in session.iter_panes()],
             "layouts": layouts,
             "focused": [ws_id, tab_id, pane_id],
             "area": [session.area.width, session.area.height],
         }
+
+    def _pane_record(self, loc: m.PaneLoc) -> dict[str, Any]:
+        """PaneInfo plus, for agents, ``state_change_seq``: the client's jump to "the
+        agent that needs you" can then tell which one changed last, also for changes
+        made before it attached."""
+        host = self.core.panes
+        record = dict(host.pane_record(loc))
+        if record.get("agent"):
+            agent = host.agents.panes.get(loc.pane.terminal_id)
+            if agent is not None:
+                record["state_change_seq"] = agent.state_change_seq
+        return record
 
     # -- sizes -------------------------------------------------------------------------
 
