@@ -1,41 +1,38 @@
 """The one adapter over the VT library (pyghostty / libghostty-vt).
 
-Nothing else in herdr imports pyghostty: keeping the surface small is what lets
-another emulator (pyavt, pyte) stand in if the young C API breaks. pyghostty's
-``Terminal`` wrapper is minimal, so most calls go to its raw cffi ``lib``;
+Nothing else in herdr touches pyghostty (its private helper ghostty_ffi loads the same
+library faster): keeping the surface small is what lets another emulator (pyavt, pyte)
+stand in if the young C API breaks. pyghostty's ``Terminal`` wrapper is minimal, so
+most calls go to the raw cffi ``lib``;
 python-stack.md §1.6 lists the gotchas handled here (scrollback byte cap, one
 VT-formatter call per pane instead of per row, replies wired to the PTY).
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pyghostty._ffi import ffi as _ffi_any
-from pyghostty._ffi import lib as _lib_any
-from pyghostty._ffi import union_fn as _union_fn
-
+from herdr.terminal import ghostty_ffi
 from herdr.terminal.escapes import EscapeWatch
 from herdr.terminal.osc import OscTracker
 
 _log = logging.getLogger(__name__)
 
-ffi: Any = _ffi_any
-lib: Any = _lib_any
-
-# ABI-mode cffi cannot pass a union by value; like pyghostty's GhosttyPointS, a
-# layout-identical struct twin gives ghostty_terminal_scroll_viewport the same call ABI.
-with contextlib.suppress(Exception):  # already declared if the module is reloaded
-    ffi.cdef(
-        "typedef struct { GhosttyTerminalScrollViewportTag tag;"
-        " struct { intptr_t delta; uint64_t _pad; } value; } HerdrScrollViewportS;"
-    )
-assert ffi.sizeof("HerdrScrollViewportS") == ffi.sizeof("GhosttyTerminalScrollViewport")
+# The cached out-of-line handle (fast start), else pyghostty's own; see ghostty_ffi.
+ffi, lib, FFI_MODE = ghostty_ffi.load()
+_SCROLL_VIEWPORT = ghostty_ffi.function_as(
+    ffi, lib, "ghostty_terminal_scroll_viewport", "void(*)(GhosttyTerminal, HerdrScrollViewportS)"
+)
+_GRID_REF = ghostty_ffi.function_as(
+    ffi,
+    lib,
+    "ghostty_terminal_grid_ref",
+    "GhosttyResult(*)(GhosttyTerminal, GhosttyPointS, GhosttyGridRef*)",
+)
 
 DEFAULT_SCROLLBACK_LINES = 10_000
 DEFAULT_SCROLLBACK_BYTES = 32 * 1024 * 1024
@@ -149,14 +146,9 @@ class Emulator:
         self._fmt: Any = ffi.new("GhosttyFormatter*")
         self._point: Any = ffi.new("GhosttyPointS*")
         self._scroll: Any = ffi.new("HerdrScrollViewportS*")
-        self._scroll_fn: Any = _union_fn(
-            "ghostty_terminal_scroll_viewport", "void(*)(GhosttyTerminal, HerdrScrollViewportS)"
-        )
+        self._scroll_fn: Any = _SCROLL_VIEWPORT
         self._scrollbar: Any = ffi.new("GhosttyTerminalScrollbar*")
-        self._grid_ref_fn: Any = _union_fn(
-            "ghostty_terminal_grid_ref",
-            "GhosttyResult(*)(GhosttyTerminal, GhosttyPointS, GhosttyGridRef*)",
-        )
+        self._grid_ref_fn: Any = _GRID_REF
 
         self.osc = OscTracker()
         self.content_seq = 0
