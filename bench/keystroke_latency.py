@@ -21,8 +21,15 @@ panes (a tiled grid) stream ``seq`` output, and the frames per second that reach
 outer terminal (synchronized-output frames for herdr; tmux does not bracket its
 updates, so for tmux only CPU is reported).
 
-Usage: ``python bench/keystroke_latency.py [--keys 200] [--cols 160 --rows 45]``
-or ``python bench/keystroke_latency.py --stream 16 [--seconds 10]``.
+With ``--startup N`` it measures instead how long a first start takes until the shell
+prompt is on the outer terminal (server not running; herdr then starts it), and a
+reattach to the running server, N times each, beside ``tmux new-session`` (cold) and
+``tmux attach``. The cffi cache (``XDG_CACHE_HOME``) is kept across the runs, as on a
+user's machine after the first start.
+
+Usage: ``python bench/keystroke_latency.py [--keys 200] [--cols 160 --rows 45]``,
+``python bench/keystroke_latency.py --stream 16 [--seconds 10]`` or
+``python bench/keystroke_latency.py --startup 5``.
 """
 
 from __future__ import annotations
@@ -186,6 +193,44 @@ def tmux_server_pid(name: str) -> int:
     return int(out.stdout.strip())
 
 
+def _time_to_prompt(argv: list[str], env: dict[str, str], args: argparse.Namespace) -> float:
+    start = time.perf_counter()
+    outer = Outer(argv, env, args.cols, args.rows)
+    try:
+        outer.wait_for(b"$")
+        return (time.perf_counter() - start) * 1000
+    finally:
+        with contextlib.suppress(OSError):
+            os.write(outer.master, b"\x02q" if argv[0] == HERDR_BIN else b"\x02d")  # detach
+        outer.drain(0.3, 3)
+        outer.close()
+
+
+def startup_run(args: argparse.Namespace, env: dict[str, str], root: Path, name: str) -> None:
+    """Cold start and reattach to the prompt, herdr beside tmux (median of N)."""
+    times: dict[str, list[float]] = {}
+    tmux = ["tmux", "-L", name, "-f", "/dev/null"]
+    for run in range(args.startup):
+        run_env = {**env, "XDG_CONFIG_HOME": str(root / f"c{run}")}  # a fresh session
+        times.setdefault("herdr start", []).append(_time_to_prompt([HERDR_BIN], run_env, args))
+        times.setdefault("herdr attach", []).append(_time_to_prompt([HERDR_BIN], run_env, args))
+        subprocess.run(
+            [HERDR_BIN, "server", "stop"], env=run_env, capture_output=True, timeout=20, check=False
+        )
+        if shutil.which("tmux"):
+            cold = [*tmux, "new-session", "/bin/sh"]
+            times.setdefault("tmux new-session", []).append(_time_to_prompt(cold, env, args))
+            attach = [*tmux, "attach"]
+            times.setdefault("tmux attach", []).append(_time_to_prompt(attach, env, args))
+            subprocess.run([*tmux, "kill-server"], capture_output=True, check=False)
+    print(f"time to the shell prompt, {args.startup} runs each (median, min, max)")
+    for label, samples in times.items():
+        print(
+            f"{label:18s} {statistics.median(samples):7.0f} ms"
+            f"  {min(samples):7.0f} ms  {max(samples):7.0f} ms"
+        )
+
+
 def stream_run(args: argparse.Namespace, env: dict[str, str], root: Path, name: str) -> None:
     results: list[str] = []
     # herdr
@@ -273,6 +318,7 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=45)
     parser.add_argument("--stream", type=int, default=0, metavar="N")
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--startup", type=int, default=0, metavar="N")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="hk", dir="/tmp"))
     (root / "h").mkdir()
@@ -299,9 +345,13 @@ def main() -> int:
     if shutil.which("tmux") is None:
         del runs["tmux"]
     results: dict[str, list[float]] = {}
-    if args.stream:
+    if args.stream or args.startup:
         try:
-            stream_run(args, env, root, tmux_name)
+            if args.startup:
+                env["XDG_CACHE_HOME"] = str(root / "cache")
+                startup_run(args, env, root, tmux_name)
+            else:
+                stream_run(args, env, root, tmux_name)
         finally:
             subprocess.run(
                 ["tmux", "-L", tmux_name, "kill-server"], capture_output=True, check=False
