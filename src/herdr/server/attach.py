@@ -103,9 +103,9 @@ class _Screen:
             self.rows = em.ansi_rows()
             self.vers = [self.ver] * len(self.rows)
             em.forget_sent_rows()
-            em.take_changed_rows()
+            em.take_changed_rows(scrolled=False)
         else:
-            for y, row in em.take_changed_rows().items():
+            for y, row in em.take_changed_rows(scrolled=False).items():
                 if y < len(self.rows):
                     self.rows[y] = row
                     self.vers[y] = self.ver

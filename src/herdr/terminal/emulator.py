@@ -447,12 +447,13 @@ class Emulator:
 
     # -- dirty rows ------------------------------------------------------------
 
-    def take_changed_rows(self) -> dict[int, str]:
+    def take_changed_rows(self, scrolled: bool | None = None) -> dict[int, str]:
         """Styled rows that changed since the last call, keyed by row index.
 
         Uses the render-state dirty iterator to know *where* to look, then
         compares against what was last handed out: libghostty-vt also flags rows
-        that were rewritten with identical content.
+        that were rewritten with identical content. ``scrolled``: whether the viewport
+        is scrolled, when the caller just asked (one query less per frame).
         """
         _check(lib.ghostty_render_state_update(self._rs, self._t), "render_state_update")
         _check(
@@ -473,7 +474,7 @@ class Emulator:
         while lib.ghostty_render_state_row_iterator_next_dirty(self._rows_it, self._u16):
             dirty.append(int(self._u16[0]))
         lib.ghostty_render_state_clean(self._rs)
-        if self.scroll_offset:
+        if self.scroll_offset if scrolled is None else scrolled:
             # Dirty flags follow the (scrolled) viewport; these rows are the active screen.
             dirty = list(range(self._rows))
         dirty = [y for y in dirty if y < self._rows]
