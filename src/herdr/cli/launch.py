@@ -18,6 +18,7 @@ import time
 from herdr.cli import envpaths
 from herdr.cli.main import CliError, UsageError
 from herdr.cli.transport import RequestFailed, check_protocol, is_live, request
+from herdr.config import safe_paths
 
 START_TIMEOUT_S = 15.0
 
@@ -42,12 +43,16 @@ _SPAWN = (
 def start_server(session: str | None, env: dict[str, str]) -> str:
     """Start a detached ``herdr server`` for ``session``; returns its launch log path."""
     state_dir = envpaths.session_state_dir(env, session)
-    os.makedirs(state_dir, mode=0o700, exist_ok=True)
+    try:
+        safe_paths.ensure_private_tree(envpaths.session_state_dir(env, None), state_dir)
+        log_fd = safe_paths.open_private_append(os.path.join(state_dir, "launch.log"))
+    except (safe_paths.UnsafePathError, OSError) as exc:
+        raise CliError(f"cannot start the server: {exc}") from None
     argv = [sys.executable, "-m", "herdr", "server"]
     if session is not None:
         argv += ["--session", session]
     log_path = os.path.join(state_dir, "launch.log")
-    with open(log_path, "ab") as log:
+    with os.fdopen(log_fd, "ab") as log:
         subprocess.run(
             [sys.executable, "-c", _SPAWN, *argv],
             env=env,
@@ -160,7 +165,10 @@ def run_tui(args: argparse.Namespace) -> int:
 
         state_dir = envpaths.session_state_dir(os.environ, session)
         crash_log = os.path.join(state_dir, "client-crash.log")
-        with contextlib.suppress(OSError), open(crash_log, "a", encoding="utf-8") as fh:
+        with (
+            contextlib.suppress(OSError, safe_paths.UnsafePathError),
+            os.fdopen(safe_paths.open_private_append(crash_log), "a", encoding="utf-8") as fh,
+        ):
             traceback.print_exc(file=fh)
         print(f"herdr: the client crashed ({type(exc).__name__}: {exc}); see {crash_log}")
         return 1

@@ -37,6 +37,13 @@ def state_dir(env: Mapping[str, str]) -> Path:
     return base / APP_DIR
 
 
+def cache_dir(env: Mapping[str, str]) -> Path:
+    """``$XDG_CACHE_HOME/herdr``, else ``~/.cache/herdr`` (the emulator's FFI module)."""
+    xdg = env.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg else _home(env) / ".cache"
+    return base / APP_DIR
+
+
 def config_file(env: Mapping[str, str]) -> Path:
     override = env.get("HERDR_CONFIG_PATH")
     return Path(override) if override else config_dir(env) / "config.toml"

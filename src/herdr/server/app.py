@@ -14,11 +14,10 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Coroutine, Mapping
-from pathlib import Path
 from typing import Any
 
 from herdr.api import protocol
-from herdr.config import paths, server_settings
+from herdr.config import paths, safe_paths, server_settings
 from herdr.server import logs, socketfile
 from herdr.server.core import ServerCore, ServerInfo
 from herdr.server.dispatch import Dispatcher
@@ -44,8 +43,23 @@ def server_info(env: Mapping[str, str], session_flag: str | None) -> ServerInfo:
     )
 
 
-def _managed_dirs(env: Mapping[str, str], info: ServerInfo) -> set[Path]:
-    return {paths.config_dir(env), info.data_dir}
+def claim_dirs(env: Mapping[str, str], info: ServerInfo) -> None:
+    """Create or check every directory the server uses; raises ``UnsafePathError``.
+
+    Config/data, state and cache trees are private (ours, 0700, tightened if wider);
+    a socket directory outside them is the user's choice and may be a sticky ``/tmp``.
+    """
+    safe_paths.ensure_private_tree(str(paths.config_dir(env)), str(info.data_dir))
+    safe_paths.ensure_private_tree(str(paths.state_dir(env)), str(info.state_dir))
+    safe_paths.ensure_private_dir(str(paths.cache_dir(env)))
+    socket_dir = info.socket_path.parent
+    private_roots = (info.data_dir, paths.config_dir(env), info.state_dir)
+    if socket_dir in private_roots:
+        return
+    if os.path.lexists(socket_dir):
+        safe_paths.check_shared_dir(str(socket_dir))
+    else:
+        safe_paths.ensure_private_dir(str(socket_dir))
 
 
 def run(info: ServerInfo, env: Mapping[str, str], setup: Setup | None = None) -> int:
@@ -53,18 +67,18 @@ def run(info: ServerInfo, env: Mapping[str, str], setup: Setup | None = None) ->
     path = info.socket_path
     try:
         socketfile.check_length(path)
-        socketfile.ensure_private_dir(path.parent, managed=path.parent in _managed_dirs(env, info))
+        claim_dirs(env, info)
         lock_fd = socketfile.acquire_lock(path)
-    except (socketfile.ClaimError, OSError) as exc:
+    except (socketfile.ClaimError, safe_paths.UnsafePathError, OSError) as exc:
         print(f"herdr: {exc}", file=sys.stderr)
         return 1
     try:
         try:
             stale = socketfile.clear_stale(path)
-        except socketfile.ClaimError as exc:
+            logs.setup(info.state_dir)
+        except (socketfile.ClaimError, safe_paths.UnsafePathError, OSError) as exc:
             print(f"herdr: {exc}", file=sys.stderr)
             return 1
-        logs.setup(info.state_dir)
         log.info(
             "starting",
             extra={"socket": str(path), "session": info.session, "replaced_stale": stale},

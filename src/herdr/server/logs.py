@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import logging.handlers
 import os
 import time
 from pathlib import Path
+
+from herdr.config import safe_paths
 
 LOG_NAME = "server.log"
 MAX_BYTES = 2 * 1024 * 1024
@@ -36,9 +39,21 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(doc, default=str, ensure_ascii=False)
 
 
+class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
+    """A rotating log that never writes through a planted symlink or to a file that is
+    not ours (rotation renames, which never follow links)."""
+
+    def _open(self) -> io.TextIOWrapper:
+        fd = safe_paths.open_private_append(self.baseFilename)
+        return open(fd, "a", encoding=self.encoding or "utf-8", errors=self.errors)
+
+
 def setup(state_dir: Path, level_name: str | None = None) -> Path:
-    """Log to ``<state_dir>/server.log``; ``$HERDR_LOG`` (debug, info, ...) sets the level."""
-    state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    """Log to ``<state_dir>/server.log``; ``$HERDR_LOG`` (debug, info, ...) sets the level.
+
+    ``state_dir`` was checked by the caller (ours, private). Raises ``UnsafePathError``
+    when the log file itself is a planted link or a foreign file.
+    """
     path = state_dir / LOG_NAME
     level = getattr(logging, (level_name or os.environ.get("HERDR_LOG") or "info").upper(), None)
     root = logging.getLogger("herdr")
@@ -47,7 +62,7 @@ def setup(state_dir: Path, level_name: str | None = None) -> Path:
     for handler in list(root.handlers):
         root.removeHandler(handler)
         handler.close()
-    file_handler = logging.handlers.RotatingFileHandler(
+    file_handler = PrivateRotatingFileHandler(
         path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8"
     )
     file_handler.setFormatter(JsonFormatter())

@@ -8,6 +8,7 @@ replaced, a live one makes us refuse. Blocking stdlib only: this runs before the
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import socket
@@ -34,16 +35,6 @@ def check_length(path: Path) -> None:
         )
 
 
-def ensure_private_dir(directory: Path, *, managed: bool) -> None:
-    """Create ``directory`` 0700; tighten an existing one only if herdr manages it."""
-    if not directory.exists():
-        directory.mkdir(parents=True, mode=0o700, exist_ok=True)
-        os.chmod(directory, 0o700)
-    elif managed and stat.S_IMODE(directory.stat().st_mode) != 0o700:
-        with contextlib.suppress(PermissionError):
-            os.chmod(directory, 0o700)
-
-
 def is_live(path: Path, timeout: float = 1.0) -> bool:
     """Whether something accepts connections on the socket at ``path``."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -62,13 +53,37 @@ def lock_path(path: Path) -> Path:
 
 
 def acquire_lock(path: Path) -> int:
-    """Hold an exclusive lock for ``path``; raises :class:`AlreadyRunning` if taken."""
-    fd = os.open(lock_path(path), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    """Hold an exclusive lock for ``path``; raises :class:`AlreadyRunning` if taken.
+
+    The lock file is never followed through a symlink and must be a regular file of
+    ours (in a shared sticky directory somebody else may have created it first); it is
+    truncated only once the lock is held, so a losing racer never wipes the winner's pid.
+    """
+    lock = lock_path(path)
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
+        fd = os.open(lock, flags, 0o600)
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise ClaimError(f"lock file {lock} is a symlink; refusing to follow it") from None
+        raise ClaimError(f"cannot open lock file {lock}: {err.strerror}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+            raise ClaimError(
+                f"lock file {lock} is not a regular file of yours (owner uid {st.st_uid}, "
+                f"mode {stat.S_IMODE(st.st_mode):04o}); remove it or use another socket path"
+            )
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise AlreadyRunning(
+                f"a herdr server is already running (socket busy at {path})"
+            ) from None
+    except BaseException:
         os.close(fd)
-        raise AlreadyRunning(f"a herdr server is already running (socket busy at {path})") from None
+        raise
+    os.set_blocking(fd, True)
     os.ftruncate(fd, 0)
     os.write(fd, f"{os.getpid()}\n".encode())
     return fd
@@ -87,6 +102,11 @@ def clear_stale(path: Path) -> bool:
         return False
     if not stat.S_ISSOCK(st.st_mode):
         raise ClaimError(f"{path} exists and is not a socket; refusing to replace it")
+    if st.st_uid != os.geteuid():
+        raise ClaimError(
+            f"socket {path} belongs to uid {st.st_uid}, not to you; refusing to use or "
+            "replace it (remove it, or use another socket path)"
+        )
     if is_live(path):
         raise AlreadyRunning(f"a herdr server is already running (socket busy at {path})")
     path.unlink(missing_ok=True)
