@@ -1,0 +1,177 @@
+"""The layering rules of DESIGN.md §3, checked on the source (like herdr's hot-path script).
+
+* PURE modules do no I/O: they import none of the I/O modules below, at any level.
+* ``client/`` never imports ``server/`` or ``terminal/`` (it speaks the public protocol).
+* ``detect/`` imports nothing of herdr above it.
+* The CLI's start-up path imports no asyncio, uvloop, orjson, regex or emulator.
+
+A new module that breaks a rule fails here with the module and the import named.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "herdr"
+
+IO_MODULES = frozenset(
+    {
+        "asyncio",
+        "fcntl",
+        "io",
+        "os",
+        "pathlib",
+        "pty",
+        "pyghostty",
+        "select",
+        "selectors",
+        "shutil",
+        "signal",
+        "socket",
+        "subprocess",
+        "tempfile",
+        "termios",
+        "threading",
+        "uvloop",
+        "herdr.terminal",
+        "herdr.server",
+    }
+)
+
+# Modules that decide things from plain values (DESIGN §3 "PURE", and the pure parts of
+# each package); globs are relative to src/herdr.
+PURE = (
+    "detect/agents.py",
+    "detect/process.py",
+    "detect/manifest/[!s]*.py",  # every manifest module but sources.py (it reads files)
+    "detect/manifest/schema.py",
+    "runtime/*.py",
+    "persist/snapshot.py",
+    "persist/mapping.py",
+    "persist/resume.py",
+    "persist/saver.py",
+    "persist/_reader.py",
+    "client/[!at]*.py",  # all but app.py and terminal.py (the I/O shell of the client)
+    "client/actions.py",
+    "client/ansi.py",
+    "client/targets.py",
+    "api/protocol.py",
+    "api/validate.py",
+    "api/key_names.py",
+    "api/schema*.py",
+    "config/reference.py",
+    "config/default_config.py",
+    "terminal/escapes.py",
+    "terminal/osc.py",
+)
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(SRC.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+@cache
+def imports_of(path: Path) -> frozenset[str]:
+    """Every module ``path`` imports, anywhere in the file (lazy imports count)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = _module_name(path).rsplit(".", 1)[0] if path.name != "__init__.py" else ""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join([*base, node.module] if node.module else base)
+            else:
+                module = node.module or ""
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return frozenset(found)
+
+
+def _matches(module: str, roots: frozenset[str]) -> bool:
+    return any(module == root or module.startswith(root + ".") for root in roots)
+
+
+def pure_files() -> list[Path]:
+    files: set[Path] = set()
+    for pattern in PURE:
+        files.update(p for p in SRC.glob(pattern) if p.name != "__init__.py")
+    return sorted(files)
+
+
+def files_under(package: str) -> list[Path]:
+    return sorted((SRC / package).rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", pure_files(), ids=lambda p: str(p.relative_to(SRC)))
+def test_pure_modules_do_no_io(path: Path) -> None:
+    bad = sorted(m for m in imports_of(path) if _matches(m, IO_MODULES))
+    assert not bad, f"{path.relative_to(SRC)} is PURE but imports {bad}"
+
+
+def test_the_pure_list_names_real_modules() -> None:
+    for pattern in PURE:
+        assert list(SRC.glob(pattern)), f"PURE pattern {pattern} matches nothing"
+
+
+@pytest.mark.parametrize("path", files_under("client"), ids=lambda p: p.name)
+def test_client_speaks_only_the_public_protocol(path: Path) -> None:
+    bad = sorted(m for m in imports_of(path) if _matches(m, frozenset({"herdr.server"})))
+    bad += sorted(m for m in imports_of(path) if _matches(m, frozenset({"herdr.terminal"})))
+    assert not bad, f"client/{path.name} imports {bad}"
+
+
+@pytest.mark.parametrize(
+    "path", files_under("detect"), ids=lambda p: str(p.relative_to(SRC / "detect"))
+)
+def test_detect_imports_nothing_above_it(path: Path) -> None:
+    # herdr.config.paths is a leaf (XDG locations from an env mapping), below everything.
+    allowed = frozenset({"herdr.detect", "herdr.vocab", "herdr.config.paths"})
+    bad = sorted(m for m in imports_of(path) if m.startswith("herdr") and not _matches(m, allowed))
+    bad = [m for m in bad if m not in ("herdr", "herdr.config")]
+    assert not bad, f"detect/{path.relative_to(SRC / 'detect')} imports {bad}"
+
+
+FORBIDDEN_ON_CLI_PATH = ("asyncio", "uvloop", "orjson", "regex", "pyghostty", "herdr.terminal")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--help"], ["pane", "list"], ["status"]],
+    ids=["help", "pane-list", "status"],
+)
+def test_cli_start_up_path_stays_light(argv: list[str], tmp_path: Path) -> None:
+    env = {
+        "HOME": str(tmp_path),
+        "XDG_CONFIG_HOME": str(tmp_path / "c"),
+        "XDG_STATE_HOME": str(tmp_path / "s"),
+        "PATH": "/usr/bin:/bin",
+    }
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "herdr", *argv],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    loaded = {
+        line.rsplit("|", 1)[-1].strip()
+        for line in proc.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    heavy = sorted(m for m in loaded if _matches(m, frozenset(FORBIDDEN_ON_CLI_PATH)))
+    assert loaded, proc.stderr[-500:]
+    assert not heavy, f"herdr {' '.join(argv)} imports {heavy}"
