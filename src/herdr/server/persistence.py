@@ -314,6 +314,17 @@ class Persistence:
                 line,
                 extra={"event": "persist.resume", "pane_id": plan.pane_id},
             )
+        elif decision.reason == "invalid_ref":
+            log.warning(
+                "pane %s: dropped its saved agent session reference (invalid_ref: %s); plain shell",
+                plan.pane_id,
+                decision.detail,
+                extra={
+                    "event": "persist.resume_fallback",
+                    "pane_id": plan.pane_id,
+                    "reason": decision.reason,
+                },
+            )
         elif decision.reason not in ("missing_ref", "disabled"):
             log.info(
                 "pane %s: plain shell instead of a resume (%s: %s)",
