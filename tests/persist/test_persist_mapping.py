@@ -171,10 +171,11 @@ def test_native_resume_dedupe_and_agent_names() -> None:
     snap = decode(encode(capture(agent_session(), agent_facts)))
     p1, p2, p3 = restore(Session(), snap, home=HOME, exists=exists_all)
     assert isinstance(p1.decision, ResumePlan)
-    assert p1.decision.argv == ("claude", "--resume", "c-1") and p1.decision.cwd == "/src"
+    assert p1.decision.argv == ("claude", "--resume=c-1") and p1.decision.cwd == "/src"
     assert p1.agent_name is None  # managed kind (codex) is not the resumed agent (claude)
     assert not p1.replay_history
-    assert isinstance(p2.decision, ResumePlan) and p2.decision.argv == ("codex", "resume", "x-1")
+    assert isinstance(p2.decision, ResumePlan)
+    assert p2.decision.argv == ("codex", "resume", "--", "x-1")
     assert p2.agent_name == "qa"
     assert isinstance(p3.decision, ResumeFallback) and p3.decision.reason == "duplicate_ref"
     assert p3.agent_session is None and p3.replay_history
@@ -190,6 +191,22 @@ def test_resume_disabled_keeps_the_session_reference_for_later() -> None:
     }
     assert [p.agent_session is not None for p in plans] == [True, True, True]
     assert all(p.replay_history for p in plans)
+
+
+def test_invalid_stored_reference_is_dropped_not_carried() -> None:
+    """A hand-edited (or older) file with a flag as the session id: a plain shell, and
+    the reference is not handed on, so the next save does not write it back."""
+    flag = AgentSession("herdr:codex", "codex", SessionRef("id", "--full-auto"))
+    good = AgentSession("herdr:claude", "claude", SessionRef("id", "c-9"))
+
+    def facts(loc: PaneLoc) -> PaneFacts:
+        return PaneFacts(agent_session=flag if loc.pane.number == 1 else good)
+
+    p1, p2, _ = restore(Session(), capture(agent_session(), facts), home=HOME, exists=exists_all)
+    assert isinstance(p1.decision, ResumeFallback) and p1.decision.reason == "invalid_ref"
+    assert "'--full-auto'" in p1.decision.detail
+    assert p1.agent_session is None and p1.replay_history
+    assert p2.agent_session == good
 
 
 def test_restore_needs_an_empty_session() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 
 import pytest
@@ -20,6 +21,7 @@ from herdr.runtime.agent_state import AgentSession, SessionRef
 
 CWD = "/src/app"
 SESSION_FILE = "/home/u/.pi/sessions/2026-01-01.jsonl"
+FLAG = "--dangerously-bypass-approvals-and-sandbox"
 
 
 def everything_exists(path: str) -> bool:
@@ -41,18 +43,18 @@ TABLE = [
     ("herdr:pi", "pi", "id", "pi-1", ("pi", "--session", "pi-1")),
     ("herdr:omp", "omp", "path", SESSION_FILE, ("omp", f"--resume={SESSION_FILE}")),
     ("herdr:omp", "omp", "id", "omp-1", ("omp", "--resume=omp-1")),
-    ("herdr:claude", "claude", "id", "c-1", ("claude", "--resume", "c-1")),
-    ("herdr:codex", "codex", "id", "x-1", ("codex", "resume", "x-1")),
+    ("herdr:claude", "claude", "id", "c-1", ("claude", "--resume=c-1")),
+    ("herdr:codex", "codex", "id", "x-1", ("codex", "resume", "--", "x-1")),
     ("herdr:copilot", "copilot", "id", "g-1", ("copilot", "--resume=g-1")),
     ("herdr:devin", "devin", "id", "d-1", ("devin", "--resume", "d-1")),
     ("herdr:droid", "droid", "id", "r-1", ("droid", "--resume", "r-1")),
-    ("herdr:kimi", "kimi", "id", "k-1", ("kimi", "--session", "k-1")),
+    ("herdr:kimi", "kimi", "id", "k-1", ("kimi", "--session=k-1")),
     ("herdr:qodercli", "qodercli", "id", "q-1", ("qodercli", "--resume", "q-1")),
-    ("herdr:qwen", "qwen", "id", "w-1", ("qwen", "--resume", "w-1")),
+    ("herdr:qwen", "qwen", "id", "w-1", ("qwen", "--resume=w-1")),
     ("herdr:cursor", "cursor", "id", "u-1", ("cursor-agent", "--resume", "u-1")),
     ("herdr:grok", "grok", "id", "o-1", ("grok", "--resume", "o-1")),
-    ("herdr:opencode", "opencode", "id", "n-1", ("opencode", "--session", "n-1")),
-    ("herdr:kilo", "kilo", "id", "l-1", ("kilo", "--session", "l-1")),
+    ("herdr:opencode", "opencode", "id", "n-1", ("opencode", "--session=n-1")),
+    ("herdr:kilo", "kilo", "id", "l-1", ("kilo", "--session=l-1")),
     ("herdr:hermes", "hermes", "id", "h-1", ("hermes", "--resume", "h-1")),
     ("herdr:mastracode", "mastracode", "id", "m-1", ("mastracode", "--thread", "m-1")),
     ("herdr:antigravity_cli", "agy", "id", "a-1", ("agy", "--conversation", "a-1")),
@@ -113,6 +115,13 @@ FALLBACKS = [
     ("newline-id", ref("herdr:claude", "claude", "a\nb"), everything_exists, "invalid_ref"),
     ("nul-id", ref("herdr:codex", "codex", "a\x00b"), everything_exists, "invalid_ref"),
     ("esc-id", ref("herdr:codex", "codex", "a\x1b[2Jb"), everything_exists, "invalid_ref"),
+    ("flag-id", ref("herdr:codex", "codex", FLAG), everything_exists, "invalid_ref"),
+    ("space-id", ref("herdr:codex", "codex", "a --yolo"), everything_exists, "invalid_ref"),
+    ("tab-id", ref("herdr:claude", "claude", "a\tb"), everything_exists, "invalid_ref"),
+    ("nbsp-id", ref("herdr:claude", "claude", "a\u00a0b"), everything_exists, "invalid_ref"),
+    ("bidi-id", ref("herdr:claude", "claude", "a\u202eb"), everything_exists, "invalid_ref"),
+    ("flag-path", ref("herdr:pi", "pi", "--help", "path"), everything_exists, "invalid_ref"),
+    ("newline-path", ref("herdr:pi", "pi", "/a\nb", "path"), everything_exists, "invalid_ref"),
     (
         "path-for-id-agent",
         ref("herdr:claude", "claude", SESSION_FILE, "path"),
@@ -179,11 +188,44 @@ def test_missing_executable_falls_back_when_a_path_check_is_given() -> None:
 
 
 def test_values_are_argv_items_never_shell_text() -> None:
-    nasty = "abc; rm -rf / $(reboot) 'q'"
+    nasty = "abc;rm${IFS}-rf${IFS}/;$(reboot)'q'"
     decision = plan_resume(ref("herdr:codex", "codex", nasty), CWD, exists=everything_exists)
     assert isinstance(decision, ResumePlan)
-    assert decision.argv == ("codex", "resume", nasty)
-    assert command_line(decision.argv) == "codex resume 'abc; rm -rf / $(reboot) '\"'\"'q'\"'\"''"
+    assert decision.argv == ("codex", "resume", "--", nasty)
+    line = command_line(decision.argv)
+    assert line == "codex resume -- 'abc;rm${IFS}-rf${IFS}/;$(reboot)'\"'\"'q'\"'\"''"
+    assert shlex.split(line) == list(decision.argv)
+
+
+@pytest.mark.parametrize("agent", sorted(RECIPES))
+@pytest.mark.parametrize("value", [FLAG, "-c", "-"], ids=["long-flag", "short-flag", "dash"])
+def test_no_stored_value_becomes_an_option(agent: str, value: str) -> None:
+    """Checked by the plan (invalid_ref) and, underneath, refused by every builder."""
+    recipe = RECIPES[agent]
+    assert recipe.build(value) is None
+    decision = plan_resume(ref(recipe.source, agent, value), CWD, exists=everything_exists)
+    assert isinstance(decision, ResumeFallback) and decision.reason == "invalid_ref"
+    assert "'-'" in decision.detail
+
+
+@pytest.mark.parametrize("agent", sorted(RECIPES))
+def test_the_value_is_one_item_bound_to_its_flag(agent: str) -> None:
+    """``--flag=value``, ``--flag value`` or codex's ``-- value``: never loose."""
+    argv = RECIPES[agent].build("v-1")
+    assert argv is not None
+    holders = [i for i, item in enumerate(argv) if "v-1" in item]
+    assert len(holders) == 1
+    at = holders[0]
+    if argv[at] != "v-1":
+        assert argv[at].startswith("--") and argv[at].endswith("=v-1")
+    else:
+        assert argv[at - 1].startswith("--")
+
+
+def test_letta_agent_id_cannot_be_a_flag() -> None:
+    assert RECIPES["letta"].build("default:--yolo") is None
+    decision = plan_resume(ref("herdr:letta", "letta", "default:-x"), CWD, exists=everything_exists)
+    assert isinstance(decision, ResumeFallback) and decision.reason == "invalid_ref"
 
 
 def test_duplicate_refs_resume_only_in_the_first_pane() -> None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from herdr.persist.saver import SaveFailureLatch, SaveScheduler
+from herdr.persist.saver import SaveScheduler
 
 
 def scheduler() -> SaveScheduler:
-    return SaveScheduler(debounce=0.5, max_delay=5.0, retry_after=30.0)
+    return SaveScheduler(debounce=0.5, max_delay=5.0, retry_after=2.0, retry_max=10.0)
 
 
 def test_clean_scheduler_has_nothing_to_do() -> None:
@@ -69,14 +69,52 @@ def test_failed_write_is_retried_after_the_backoff_not_in_a_loop() -> None:
     token = s.begin()
     s.finish(token, ok=False, now=10.6)
     assert s.dirty
-    assert s.deadline() == pytest.approx(40.6)
+    assert s.deadline() == pytest.approx(12.6)
     s.mark_dirty(11.0)  # more changes do not shorten the backoff
-    assert s.deadline() == pytest.approx(40.6)
+    assert s.deadline() == pytest.approx(12.6)
     token = s.begin()
-    s.finish(token, ok=True, now=41.0)
+    s.finish(token, ok=True, now=13.0)
     assert not s.dirty
     s.mark_dirty(50.0)
     assert s.deadline() == 50.5  # backoff is forgotten after a success
+
+
+def test_failing_writes_are_retried_on_their_own_with_a_capped_backoff() -> None:
+    """No new change is needed: the scheduler stays dirty and due again within seconds,
+    2, 4, 8, then every 10 s however long the disk stays full."""
+    s = scheduler()
+    s.mark_dirty(0.0)
+    now = 0.5
+    waits = []
+    for _ in range(7):
+        assert s.due(now)
+        s.finish(s.begin(), ok=False, now=now)
+        deadline = s.deadline()
+        assert deadline is not None
+        waits.append(deadline - now)
+        now = deadline
+    assert waits == pytest.approx([2.0, 4.0, 8.0, 10.0, 10.0, 10.0, 10.0])
+    s.finish(s.begin(), ok=True, now=now)
+    assert not s.dirty and s.deadline() is None
+    s.mark_dirty(now)
+    s.finish(s.begin(), ok=False, now=now + 0.5)
+    assert s.deadline() == pytest.approx(now + 2.5)  # a new run starts from the bottom
+
+
+@pytest.mark.parametrize(
+    ("first", "cap", "failures", "delay"),
+    [
+        (2.0, 10.0, 1, 2.0),
+        (2.0, 10.0, 3, 8.0),
+        (2.0, 10.0, 10_000, 10.0),
+        (0.1, 0.5, 4, 0.5),
+        (5.0, 1.0, 1, 5.0),  # a cap below the first retry never shortens it
+    ],
+    ids=["first", "third", "huge-count", "test-timings", "cap-below-first"],
+)
+def test_retry_delay(first: float, cap: float, failures: int, delay: float) -> None:
+    s = SaveScheduler(retry_after=first, retry_max=cap)
+    assert s.retry_delay(failures) == pytest.approx(delay)
 
 
 def test_shutdown_flush_is_needed_only_when_dirty() -> None:
@@ -84,14 +122,3 @@ def test_shutdown_flush_is_needed_only_when_dirty() -> None:
     assert not s.dirty
     s.mark_dirty(1.0)
     assert s.dirty  # the server writes now, ignoring the debounce
-
-
-def test_latch_logs_first_failure_and_recovery_once() -> None:
-    latch = SaveFailureLatch()
-    assert latch.succeeded() is False  # nothing to recover from
-    assert latch.failed(OSError("read-only")) is True
-    assert latch.failed("again") is False
-    assert latch.failing and latch.last_error == "again"
-    assert latch.succeeded() is True
-    assert latch.succeeded() is False
-    assert latch.failed("new run") is True

@@ -18,8 +18,8 @@ import pytest
 
 from herdr.persist import files, snapshot
 from herdr.persist.errors import PersistWriteError
+from herdr.persist.health import PersistHealth, SaveError
 from herdr.persist.history import PaneHistory
-from herdr.persist.saver import SaveFailureLatch
 from herdr.persist.snapshot import PaneSnapshot, SessionSnapshot, TabSnapshot, WorkspaceSnapshot
 from herdr.persist.store import (
     BACKUP_DIR,
@@ -331,19 +331,21 @@ def test_read_only_data_dir_fails_specifically_keeps_last_good_and_logs_once(
     store.save(one_workspace("first"))
     good = store.path.read_bytes()
     make_read_only(data_dir, monkeypatch)
-    latch = SaveFailureLatch()
+    health = PersistHealth(str(store.path))
     logged = []
     for i in range(3):
         with pytest.raises(PersistWriteError) as info:
             store.save(one_workspace(f"change {i}"))
         assert info.value.cause.errno == errno.EACCES
-        logged.append(latch.failed(info.value))
+        logged.append(health.failed(SaveError.of(info.value, "?"), now=float(i)))
     assert logged == [True, False, False]
+    assert health.last_error is not None and health.last_error.errno == "EACCES"
+    assert health.last_error.path == str(store.path)
     assert store.path.read_bytes() == good
     monkeypatch.undo()
     data_dir.chmod(0o700)
     store.save(one_workspace("again"))
-    assert latch.succeeded() is True
+    assert health.succeeded(now=9.0) is True
     assert snapshot.decode(store.path.read_bytes()) == one_workspace("again")
     assert leftovers(data_dir) == []
 

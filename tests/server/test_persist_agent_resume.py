@@ -27,12 +27,13 @@ def data_dir(h: HerdrEnv) -> Path:
 
 
 def fake_env(h: HerdrEnv) -> dict[str, str]:
-    """PATH with a ``claude`` that runs the fake, and where it logs."""
+    """PATH with a ``claude`` and a ``codex`` that run the fake, and where it logs."""
     bin_dir = h.root / "bin"
     bin_dir.mkdir(exist_ok=True)
-    claude = bin_dir / "claude"
-    claude.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE}" "$@"\n')
-    claude.chmod(0o755)
+    for name in ("claude", "codex"):
+        prog = bin_dir / name
+        prog.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE}" "$@"\n')
+        prog.chmod(0o755)
     return {
         "PATH": f"{bin_dir}:{h.env.get('PATH', '/usr/bin:/bin')}",
         "FAKE_RESUME_LOG": str(h.root / "claude-runs.jsonl"),
@@ -84,8 +85,9 @@ def with_sessions(h: HerdrEnv, sessions: dict[str, AgentSession]) -> None:
             for key, pane in tab.panes.items():
                 pane_id = f"{ws.id}:p{ws.public_pane_numbers[key]}"
                 if pane_id in sessions:
+                    session = sessions[pane_id]
                     panes[key] = dataclasses.replace(
-                        pane, agent_session=sessions[pane_id], managed_agent_kind="claude"
+                        pane, agent_session=session, managed_agent_kind=session.agent
                     )
                 else:
                     panes[key] = pane
@@ -109,7 +111,7 @@ def two_panes(h: HerdrEnv, work: Path) -> tuple[str, str]:
 
 def test_reported_session_is_resumed_with_claude_resume_id(herdr_env: HerdrEnv) -> None:
     """End to end: the integration reports a session (CLI verb), the server saves it,
-    and after a restart the pane runs ``claude --resume <id>`` in its saved cwd; when
+    and after a restart the pane runs ``claude --resume=<id>`` in its saved cwd; when
     the agent exits the pane is a working shell."""
     h = herdr_env
     work = h.root / "proj"
@@ -136,8 +138,8 @@ def test_reported_session_is_resumed_with_claude_resume_id(herdr_env: HerdrEnv) 
 
     again = h.start_server(env=env)
     wait_until(lambda: runs(h), message="fake claude never ran")
-    assert runs(h) == [{"argv": ["--resume", "sess-0042"], "cwd": str(work), "pane": pane}]
-    wait_until(lambda: "fake-claude resumed --resume sess-0042" in screen(again, pane))
+    assert runs(h) == [{"argv": ["--resume=sess-0042"], "cwd": str(work), "pane": pane}]
+    wait_until(lambda: "fake-claude resumed --resume=sess-0042" in screen(again, pane))
     ok(again, "pane.send_text", {"pane_id": pane, "text": "echo SHELL_$((40+2))\r"})
     wait_until(lambda: "SHELL_42" in screen(again, pane), message="shell after the agent")
     # the reference survives the next save too (a later restart resumes it again)
@@ -175,7 +177,7 @@ def test_restore_resumes_first_duplicate_and_skips_bad_refs(herdr_env: HerdrEnv)
         ok(server, "pane.send_text", {"pane_id": pane, "text": "echo READY_$((1+1))\r"})
         shows_ready = functools.partial(_shows, server, pane, "READY_2")
         wait_until(shows_ready, message=f"{pane} has no shell")
-    assert runs(h) == [{"argv": ["--resume", "dup"], "cwd": str(work), "pane": p1}]
+    assert runs(h) == [{"argv": ["--resume=dup"], "cwd": str(work), "pane": p1}]
     log = (Path(h.env["XDG_STATE_HOME"]) / "herdr" / "server.log").read_text()
     for reason in ("duplicate_ref", "unofficial_source", "invalid_ref"):
         assert reason in log
@@ -207,3 +209,60 @@ def test_missing_agent_executable_falls_back_to_shell(herdr_env: HerdrEnv) -> No
     assert runs(h) == []
     log = (Path(h.env["XDG_STATE_HOME"]) / "herdr" / "server.log").read_text()
     assert "not_installed" in log
+
+
+CODEX_FLAG = "--dangerously-bypass-approvals-and-sandbox"
+
+
+def codex_session(value: str) -> AgentSession:
+    return AgentSession("herdr:codex", "codex", SessionRef("id", value))
+
+
+def test_flag_as_session_id_is_refused_by_the_report_verbs(herdr_env: HerdrEnv) -> None:
+    """``pane report-agent-session`` / ``report-agent`` with a codex "session id" that is
+    a flag: one invalid_params answer each, and nothing changes (no state, nothing saved
+    for the pane); a real id right after is accepted and saved."""
+    h = herdr_env
+    env = {"HERDR_TEST_PERSIST_TIMING": "debounce=0.02,sample=0.1"}
+    server = h.start_server(env=env)
+    pane = ok(server, "workspace.create", {"cwd": str(h.root)})["root_pane"]["pane_id"]
+    common = ("--source", "herdr:codex", "--agent", "codex")
+    for verb, extra in (("report-agent-session", ()), ("report-agent", ("--state", "working"))):
+        done = h.cli("pane", verb, pane, *common, *extra, f"--agent-session-id={CODEX_FLAG}")
+        assert done.returncode == 1, done
+        error = json.loads(done.stderr)["error"]
+        assert error["code"] == "invalid_params"
+        assert "must not start with '-'" in error["message"]
+    record = ok(server, "pane.get", {"pane_id": pane})["pane"]
+    assert record["agent_status"] == "unknown" and "agent" not in record
+    spaced = h.cli("pane", "report-agent-session", pane, *common, "--agent-session-id", "a b")
+    assert spaced.returncode == 1 and "whitespace" in spaced.stderr
+    good = h.cli("pane", "report-agent-session", pane, *common, "--agent-session-id", "x-7")
+    assert good.returncode == 0, good.stderr
+    wait_until(lambda: saved_sessions(h).get(pane) is not None, message="good id saved")
+    assert saved_sessions(h)[pane] == codex_session("x-7")
+
+
+def test_planted_flag_session_id_is_never_passed_as_a_flag(herdr_env: HerdrEnv) -> None:
+    """A session.json edited to hold a codex id that is a flag restores that pane as a
+    plain shell (logged, reference dropped); a valid id full of shell syntax reaches
+    codex as one positional item after ``--`` and runs nothing."""
+    h = herdr_env
+    work = h.root / "w"
+    work.mkdir()
+    p1, p2 = two_panes(h, work)
+    meta = "x;touch${IFS}PWNED;$(touch${IFS}PWNED2)`touch${IFS}PWNED3`"
+    with_sessions(h, {p1: codex_session(CODEX_FLAG), p2: codex_session(meta)})
+    env = {**fake_env(h), "HERDR_TEST_PERSIST_TIMING": "debounce=0.02,sample=0.1"}
+    server = h.start_server(env=env)
+    wait_until(lambda: runs(h), message="fake codex never ran")
+    assert runs(h) == [{"argv": ["resume", "--", meta], "cwd": str(work), "pane": p2}]
+    ok(server, "pane.send_text", {"pane_id": p1, "text": "echo PLAIN_$((6*7))\r"})
+    wait_until(functools.partial(_shows, server, p1, "PLAIN_42"), message="p1 has no shell")
+    assert not list(work.glob("PWNED*"))
+    log = (Path(h.env["XDG_STATE_HOME"]) / "herdr" / "server.log").read_text()
+    assert "dropped its saved agent session reference" in log and CODEX_FLAG in log
+    assert h.cli("server", "stop").returncode == 0
+    server.proc.wait(20)
+    assert saved_sessions(h)[p1] is None  # not written back
+    assert runs(h) == [{"argv": ["resume", "--", meta], "cwd": str(work), "pane": p2}]

@@ -126,6 +126,21 @@ _SERVER: Final[dict[str, Json]] = {
     "ServerCapabilities": obj(
         live_handoff=BOOLEAN, detached_server_daemon=opt(BOOLEAN, default=False)
     ),
+    "PersistenceHealth": describe(
+        obj(
+            status=enum("ok", "failing"),
+            path=STRING,
+            last_good_save=describe(nullable(STRING), "ISO-8601 UTC; null: never saved"),
+            failing_since=describe(nullable(STRING), "ISO-8601 UTC; null while ok"),
+            last_failure=nullable(STRING),
+            last_error=nullable(ref("PersistenceError")),
+            consecutive_failures=U32,
+            unsaved_changes=BOOLEAN,
+            save_in_progress=BOOLEAN,
+        ),
+        "Whether session.json is being saved (herdr extension; the last good file stays)",
+    ),
+    "PersistenceError": obj(message=STRING, errno=nullable(STRING), path=STRING),
     "SessionSnapshot": obj(
         version=STRING,
         protocol=U32,
@@ -250,6 +265,7 @@ _RESULTS: Final[dict[str, Json]] = {
         version=STRING,
         protocol=U32,
         capabilities=opt(nullable(ref("ServerCapabilities")), default=None),
+        persistence=opt(nullable(ref("PersistenceHealth")), default=None),
     ),
     "session_snapshot": obj(snapshot=ref("SessionSnapshot")),
     "workspace_info": obj(workspace=ref("WorkspaceInfo")),

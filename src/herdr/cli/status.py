@@ -56,6 +56,7 @@ def server_status(args: argparse.Namespace) -> dict[str, Any]:
             "version": None,
             "protocol": None,
             "capabilities": None,
+            "persistence": None,
             "compatible": None,
             "socket": path,
             "session": session,
@@ -69,6 +70,7 @@ def server_status(args: argparse.Namespace) -> dict[str, Any]:
         "version": version,
         "protocol": protocol,
         "capabilities": result.get("capabilities"),
+        "persistence": result.get("persistence"),
         "compatible": None if protocol is None else protocol == PROTOCOL_VERSION,
         "socket": path,
         "session": session,
@@ -76,11 +78,42 @@ def server_status(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def _failing(server: dict[str, Any]) -> dict[str, Any] | None:
+    """The server's persistence health when it reports saving the session fails."""
+    health = server.get("persistence")
+    if isinstance(health, dict) and health.get("status") == "failing":
+        return health
+    return None
+
+
+def _last_error(health: dict[str, Any]) -> dict[str, Any]:
+    error = health.get("last_error")
+    return error if isinstance(error, dict) else {}
+
+
+def _persistence_line(health: Any) -> str:
+    """``failing since … (No space left on device: …/session.json); last good save …``."""
+    if not isinstance(health, dict):
+        return "unknown"
+    good = health.get("last_good_save") or "never"
+    if health.get("status") != "failing":
+        return "ok (nothing saved yet)" if good == "never" else f"ok (last good save {good})"
+    error = _last_error(health)
+    why = error.get("message") or "error"
+    if error.get("errno"):
+        why = f"{why} [{error['errno']}]"
+    where = error.get("path") or health.get("path") or "session.json"
+    since = health.get("failing_since") or "unknown"
+    return f"failing since {since} ({why}: {where}); last good save {good}"
+
+
 def _summary(server: dict[str, Any]) -> str:
     if not server["running"]:
         return "server not running"
     if server["compatible"] is False:
         return "server running; protocol mismatch"
+    if _failing(server):
+        return "server running; saving the session fails"
     if server["restart_needed"]:
         return "server running; restart recommended"
     if server["compatible"] and server["restart_needed"] is False:
@@ -93,6 +126,13 @@ def _next(server: dict[str, Any]) -> str:
         return "run `herdr` to launch the persistent session"
     if server["compatible"] is False:
         return "run `herdr server stop`, then launch `herdr` again"
+    health = _failing(server)
+    if health is not None:
+        where = _last_error(health).get("path") or health.get("path") or "the session data dir"
+        return (
+            f"free disk space or make {where} writable; the server keeps the last good "
+            "file and retries on its own"
+        )
     if server["restart_needed"]:
         return "restart herdr when convenient to use the installed client version"
     return "no action needed"
@@ -114,6 +154,7 @@ def _server_lines(server: dict[str, Any], indent: str) -> list[str]:
         f"{indent}version: {_label(server['version'])}",
         f"{indent}protocol: {_label(server['protocol'])}",
         f"{indent}compatible: {_label(server['compatible'])}",
+        f"{indent}persistence: {_persistence_line(server.get('persistence'))}",
         f"{indent}socket: {server['socket']}",
     ]
 

@@ -173,8 +173,10 @@ def restore(
     for pane_id, key, p, (cwd, fell_back) in saved:
         decision = decisions[pane_id]
         plan = decision if isinstance(decision, resume.ResumePlan) else None
-        duplicate = isinstance(decision, resume.ResumeFallback) and (
-            decision.reason == "duplicate_ref"
+        # A duplicate belongs to another pane; an invalid reference (hand-edited file,
+        # older herdr) is dropped so the next save does not write it back.
+        dropped = isinstance(decision, resume.ResumeFallback) and (
+            decision.reason in ("duplicate_ref", "invalid_ref")
         )
         same_agent = plan is not None and p.managed_agent_kind == plan.agent
         out.append(
@@ -186,7 +188,7 @@ def restore(
                 cwd_fallback=fell_back,
                 decision=decision,
                 agent_name=p.agent_name if same_agent else None,
-                agent_session=None if duplicate else p.agent_session,
+                agent_session=None if dropped else p.agent_session,
             )
         )
     return out

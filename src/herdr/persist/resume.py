@@ -3,24 +3,34 @@
 After a server restart the processes are gone; the conversation survives only in the
 agent's own store. An official integration reported a native session reference
 (herdr-spec §4.2); here it becomes that agent's resume argv, or a precise reason why
-the pane gets a plain shell in its saved cwd instead. Reference values are passed as
-single argv items, never through a shell, so an id like ``abc; rm -rf /`` is data.
-File checks come in as callables (`exists`, `which`) so this module does no I/O.
+the pane gets a plain shell in its saved cwd instead. File checks come in as
+callables (`exists`, `which`) so this module does no I/O.
+
+A stored value is data, never an option or shell text. It is checked again here
+(`session_refs`: no leading ``-``, no whitespace or control characters), every
+builder refuses an item that could read as a flag, and `command_line` shell-quotes
+each item (the line is typed into a POSIX shell). Per agent, how the value is bound:
+
+* ``--flag=<value>`` (one argv item, the parser cannot take it for a flag): claude
+  (commander.js; ``--resume`` takes an *optional* value, so a separate ``-x`` would
+  not even be its value), omp and copilot (spec form), qwen, opencode and kilo
+  (yargs), kimi (typer/click).
+* ``--`` before the positional id: codex (``codex resume -- <id>``, clap).
+* ``--flag <value>`` (two items): pi (its hand-written parser takes the next item
+  verbatim and knows no ``--session=`` form), and devin, droid, qodercli, cursor-agent,
+  grok, hermes, mastracode, agy and letta, whose parsers were not verified to accept
+  ``=``; here the no-leading-``-`` rule is what keeps the value from being a flag.
 """
 
 from __future__ import annotations
 
 import shlex
-import unicodedata
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
-from herdr.runtime.agent_state import (
-    SESSION_ID_MAX_CHARS,
-    SESSION_PATH_MAX_CHARS,
-    AgentSession,
-)
+from herdr.persist import session_refs
+from herdr.runtime.agent_state import AgentSession
 
 K = TypeVar("K", bound=Hashable)
 RefKind = Literal["id", "path"]
@@ -29,7 +39,7 @@ FallbackReason = Literal[
     "missing_ref",  # no session reference was saved for the pane
     "unsupported_agent",  # the agent has no native resume command
     "unofficial_source",  # reported by a custom source, not herdr's integration
-    "invalid_ref",  # empty, too long, control characters, wrong kind, relative path
+    "invalid_ref",  # empty, too long, leading '-', whitespace/control, wrong kind, relative
     "duplicate_ref",  # an earlier pane in this restore already resumes it
     "stale_ref",  # the session file the reference points to is gone
     "not_installed",  # the agent's executable is not on PATH
@@ -78,22 +88,34 @@ class ResumeFallback:
 ResumeDecision = ResumePlan | ResumeFallback
 
 
-def _flag(*head: str) -> Callable[[str], tuple[str, ...]]:
-    """``prog --flag <value>`` (value as its own argv item)."""
-    return lambda value: (*head, value)
+def _data(*items: str) -> tuple[str, ...] | None:
+    """`items` unless one (after the program and its fixed words) could be an option."""
+    return None if any(session_refs.may_be_an_option(item) for item in items) else items
 
 
-def _joined(prog: str, flag: str) -> Callable[[str], tuple[str, ...]]:
-    """``prog --flag=<value>`` (for CLIs whose option parser wants ``=``)."""
-    return lambda value: (prog, f"{flag}={value}")
+def _flag(*head: str) -> Callable[[str], tuple[str, ...] | None]:
+    """``prog --flag <value>`` (value as its own argv item, never one starting with -)."""
+    return lambda value: None if _data(value) is None else (*head, value)
+
+
+def _joined(prog: str, flag: str) -> Callable[[str], tuple[str, ...] | None]:
+    """``prog --flag=<value>``: one argv item, bound to the flag by the parser."""
+    return lambda value: None if _data(value) is None else (prog, f"{flag}={value}")
+
+
+def _positional(*head: str) -> Callable[[str], tuple[str, ...] | None]:
+    """``prog sub -- <value>``: ``--`` ends the options, so the value is positional."""
+    return lambda value: None if _data(value) is None else (*head, "--", value)
 
 
 def _letta(value: str) -> tuple[str, ...] | None:
     """Letta Code: ``default:<agent-id>`` names an agent's default conversation."""
     if value.startswith("default:"):
         agent_id = value.removeprefix("default:")
-        return ("letta", "--conversation", "default", "--agent", agent_id) if agent_id else None
-    return ("letta", "--conversation", value)
+        if not agent_id or _data(agent_id) is None:
+            return None
+        return ("letta", "--conversation", "default", "--agent", agent_id)
+    return None if _data(value) is None else ("letta", "--conversation", value)
 
 
 _ID: frozenset[RefKind] = frozenset({"id"})
@@ -118,18 +140,18 @@ RECIPES: dict[str, ResumeRecipe] = dict(
     [
         _row("pi", "Pi", "herdr:pi", 2, _flag("pi", "--session"), kinds=_ID_OR_PATH),
         _row("omp", "OMP", "herdr:omp", 3, _joined("omp", "--resume"), kinds=_ID_OR_PATH),
-        _row("claude", "Claude Code", "herdr:claude", 6, _flag("claude", "--resume")),
-        _row("codex", "Codex", "herdr:codex", 5, _flag("codex", "resume")),
+        _row("claude", "Claude Code", "herdr:claude", 6, _joined("claude", "--resume")),
+        _row("codex", "Codex", "herdr:codex", 5, _positional("codex", "resume")),
         _row("copilot", "GitHub Copilot CLI", "herdr:copilot", 2, _joined("copilot", "--resume")),
         _row("devin", "Devin CLI", "herdr:devin", 2, _flag("devin", "--resume")),
         _row("droid", "Droid", "herdr:droid", 2, _flag("droid", "--resume")),
-        _row("kimi", "Kimi Code CLI", "herdr:kimi", 3, _flag("kimi", "--session")),
+        _row("kimi", "Kimi Code CLI", "herdr:kimi", 3, _joined("kimi", "--session")),
         _row("qodercli", "Qoder CLI", "herdr:qodercli", 2, _flag("qodercli", "--resume")),
-        _row("qwen", "Qwen Code", "herdr:qwen", 1, _flag("qwen", "--resume")),
+        _row("qwen", "Qwen Code", "herdr:qwen", 1, _joined("qwen", "--resume")),
         _row("cursor", "Cursor Agent CLI", "herdr:cursor", 1, _flag("cursor-agent", "--resume")),
         _row("grok", "Grok CLI", "herdr:grok", 1, _flag("grok", "--resume")),
-        _row("opencode", "OpenCode", "herdr:opencode", 5, _flag("opencode", "--session")),
-        _row("kilo", "Kilo Code CLI", "herdr:kilo", 1, _flag("kilo", "--session")),
+        _row("opencode", "OpenCode", "herdr:opencode", 5, _joined("opencode", "--session")),
+        _row("kilo", "Kilo Code CLI", "herdr:kilo", 1, _joined("kilo", "--session")),
         _row("hermes", "Hermes Agent", "herdr:hermes", 2, _flag("hermes", "--resume")),
         _row("mastracode", "MastraCode", "herdr:mastracode", 1, _flag("mastracode", "--thread")),
         _row("agy", "Antigravity CLI", "herdr:antigravity_cli", 1, _flag("agy", "--conversation")),
@@ -201,14 +223,17 @@ def plan_restore(
 def _invalid(kind: RefKind, value: str, recipe: ResumeRecipe) -> str | None:
     if kind not in recipe.kinds:
         return f"{recipe.product} resumes by id, not by {kind}"
-    limit = SESSION_PATH_MAX_CHARS if kind == "path" else SESSION_ID_MAX_CHARS
-    if not value or len(value) > limit:
-        return f"a session {kind} must be 1..{limit} characters"
-    if any(unicodedata.category(ch) == "Cc" for ch in value):
-        return f"session {kind} contains control characters"
-    if kind == "path" and not value.startswith("/"):
-        return f"session path {value!r} is not absolute"
-    return None
+    what = f"session {kind} {_shown(value)}"
+    check = session_refs.path_problem if kind == "path" else session_refs.id_problem
+    problem = check(value, what)
+    if problem is None and kind == "path" and not value.startswith("/"):
+        problem = f"{what} is not absolute"
+    return problem
+
+
+def _shown(value: str, limit: int = 60) -> str:
+    """A log-safe excerpt (repr escapes control characters)."""
+    return repr(value if len(value) <= limit else value[:limit] + "...")
 
 
 def command_line(argv: Iterable[str]) -> str:

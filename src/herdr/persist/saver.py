@@ -3,9 +3,11 @@
 Layout changes come in bursts (a script creating ten panes); writing after each one
 costs an fsync apiece. The scheduler waits for a quiet `debounce`, but never longer
 than `max_delay` after the first unsaved change, so a steady trickle of changes
-cannot starve the file. A failed write is retried after `retry_after`, not in a
-tight loop. Generations make a write that raced with a newer change leave the
-scheduler dirty. `now` is any monotonic clock in seconds.
+cannot starve the file. A failed write is retried on its own (nothing else needs to
+change), first after `retry_after`, then doubling up to `retry_max`: seconds, not a
+tight loop, so a disk that has space again is written to soon. Generations make a
+write that raced with a newer change leave the scheduler dirty. `now` is any
+monotonic clock in seconds.
 
 Server loop (sketch)::
 
@@ -15,7 +17,7 @@ Server loop (sketch)::
         if scheduler.due(clock()):
             token = scheduler.begin()
             snapshot = mapping.capture(session, facts)        # on the loop: consistent
-            ok = await to_thread(store.save, snapshot, history)  # PersistWriteError -> ok=False
+            ok = await to_thread(store.save, snapshot, history)  # PersistWriteError: ok=False
             scheduler.finish(token, ok=ok, now=clock())
 """
 
@@ -30,13 +32,15 @@ class SaveScheduler:
 
     debounce: float = 0.5
     max_delay: float = 5.0
-    retry_after: float = 30.0
+    retry_after: float = 2.0  # first retry after a failed write
+    retry_max: float = 10.0  # the backoff doubles up to this
     generation: int = 0  # bumped by every change
     saved_generation: int = 0  # the generation the file on disk reflects
     _first_change: float | None = None  # first change not yet on disk
     _last_change: float | None = None
     _retry_at: float | None = None
     _in_flight: int | None = None
+    _failures: int = 0  # failed writes in a row
 
     @property
     def dirty(self) -> bool:
@@ -46,6 +50,11 @@ class SaveScheduler:
     @property
     def in_flight(self) -> bool:
         return self._in_flight is not None
+
+    def retry_delay(self, failures: int) -> float:
+        """Seconds to wait after the `failures`-th failed write in a row."""
+        delay = self.retry_after * 2.0 ** min(max(failures - 1, 0), 32)
+        return max(self.retry_after, min(delay, self.retry_max))
 
     def mark_dirty(self, now: float) -> None:
         """Record a change to anything `session.json` holds."""
@@ -76,33 +85,13 @@ class SaveScheduler:
         """A write ended. Changes made while it ran keep the scheduler dirty."""
         self._in_flight = None
         if not ok:
-            self._retry_at = now + self.retry_after
+            self._failures += 1
+            self._retry_at = now + self.retry_delay(self._failures)
             return
+        self._failures = 0
         self._retry_at = None
         self.saved_generation = max(self.saved_generation, token)
         if not self.dirty:
             self._first_change = self._last_change = None
         else:  # a newer change is pending: its own debounce starts from its time
             self._first_change = self._last_change
-
-
-@dataclass(slots=True)
-class SaveFailureLatch:
-    """Log a failing save once, and its recovery once, however often we retry."""
-
-    failing: bool = False
-    last_error: str | None = None
-
-    def failed(self, error: BaseException | str) -> bool:
-        """Record a failure; True when it should be logged (the first in a row)."""
-        self.last_error = str(error)
-        first = not self.failing
-        self.failing = True
-        return first
-
-    def succeeded(self) -> bool:
-        """Record a success; True when it ends a run of failures (log the recovery)."""
-        recovered = self.failing
-        self.failing = False
-        self.last_error = None
-        return recovered

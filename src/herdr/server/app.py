@@ -137,7 +137,10 @@ async def _serve(info: ServerInfo, env: Mapping[str, str], setup: Setup | None) 
         await core.stopping.wait()
     finally:
         await _shutdown(core, listener)
-        socketfile.remove_if_owned(info.socket_path, ident)
+        try:
+            socketfile.remove_if_owned(info.socket_path, ident)
+        except OSError as err:  # a read-only/immutable dir must not turn exit into a crash
+            log.warning("cannot remove the socket file %s: %s", info.socket_path, err)
 
 
 async def _shutdown(core: ServerCore, listener: Listener) -> None:

@@ -74,6 +74,8 @@ class ServerCore:
     # the agent runtime installs to mark a tab's panes seen when a client shows it.
     pane_viewed: Callable[[str], bool] = lambda _pane_id: False
     on_tab_viewed: Callable[[str, str], None] = lambda _workspace_id, _tab_id: None
+    # Health of session.json saving for ``ping`` (set by the persistence; None: none).
+    persistence_health: Callable[[], dict[str, object] | None] = lambda: None
 
     @property
     def panes(self) -> PaneHost:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from herdr.persist import session_refs
 from herdr.runtime import agent_state as ast
 from herdr.runtime import metadata as md
 from herdr.runtime import model as m
@@ -43,8 +44,25 @@ def _run(call: Call, change: Callable[[PaneAgent, int, bool, bool], ast.Update])
     return OK
 
 
+def check_session_refs(params: dict[str, Any]) -> None:
+    """A native session id/path is data for a resume argv: refuse one that could read as
+    an option or carries whitespace/control characters, before anything changes. An
+    empty string stays what it was before: no reference."""
+    checks = (
+        ("agent_session_id", session_refs.id_problem),
+        ("agent_session_path", session_refs.path_problem),
+    )
+    for name, problem_of in checks:
+        value = params.get(name)
+        if isinstance(value, str) and value:
+            problem = problem_of(value, name)
+            if problem is not None:
+                raise ApiError(ast.INVALID_PARAMS, problem)
+
+
 def pane_report_agent(call: Call) -> Result:
     p = call.params
+    check_session_refs(p)
     return _run(
         call,
         lambda pa, now, viewed, pending: ast.report_agent(
@@ -65,6 +83,7 @@ def pane_report_agent(call: Call) -> Result:
 
 def pane_report_agent_session(call: Call) -> Result:
     p = call.params
+    check_session_refs(p)
     return _run(
         call,
         lambda pa, now, viewed, pending: ast.report_agent_session(

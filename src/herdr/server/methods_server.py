@@ -17,6 +17,7 @@ def ping(call: Call) -> Result:
         "version": info.version,
         "protocol": info.protocol,
         "capabilities": call.core.capabilities(),
+        "persistence": call.core.persistence_health(),
     }
 
 

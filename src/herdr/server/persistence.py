@@ -12,12 +12,16 @@ With ``[experimental] pane_history`` the saved screen history is fed to the new
 pane's emulator before its program starts (and replayed only into shells: a resumed
 agent owns its conversation).
 
-Saving (`SaveScheduler` debounce, write off the loop, `SaveFailureLatch` so a failing
-disk is logged once): every lifecycle event on the bus marks the session dirty
-through an internal subscription (`_DirtyFilter`); a slow sampler notices cwd changes
-of panes whose shell is in the foreground, and agent session reports. The shutdown
-hook (installed first, so panes are still alive) saves synchronously. The cwd saved
-for a pane is its foreground process's.
+Saving (`SaveScheduler` debounce, write off the loop): every lifecycle event on the bus
+marks the session dirty through an internal subscription (`_DirtyFilter`); a slow
+sampler notices cwd changes of panes whose shell is in the foreground, and agent
+session reports. The shutdown hook (installed first, so panes are still alive) saves
+synchronously. The cwd saved for a pane is its foreground process's.
+
+A failing disk (full, read-only) keeps the last good file, is logged once per run of
+failures (`persist.health.PersistHealth`), retried every few seconds without needing
+another change, and reported by ``ping`` (``persistence``) and ``herdr status``
+through ``core.persistence_health``. Health is only touched on the loop thread.
 
 Agent runtime hookup: `agent_state_of` maps a terminal id to its
 ``TerminalAgentState`` (``runtime/agent_state.py``); by default `runtime_state` reads
@@ -28,7 +32,7 @@ next save still has them. Another runtime plugs in with one line::
 
     persistence.agent_state_of = lambda terminal_id: <its TerminalAgentState or None>
 
-Test hook: ``HERDR_TEST_PERSIST_TIMING="debounce=0.02,retry=0.2,sample=0.2"``
+Test hook: ``HERDR_TEST_PERSIST_TIMING="debounce=0.02,retry=0.2,retry_max=0.5,sample=0.2"``
 (seconds) shortens the save timings; unset in normal use.
 """
 
@@ -43,13 +47,15 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from herdr.api import protocol
 from herdr.persist import history as hist
 from herdr.persist import mapping, resume
 from herdr.persist.errors import PersistWriteError, SnapshotFormatError
-from herdr.persist.saver import SaveFailureLatch, SaveScheduler
+from herdr.persist.health import PersistHealth, SaveError, iso_utc
+from herdr.persist.saver import SaveScheduler
 from herdr.persist.snapshot import SessionSnapshot
 from herdr.persist.store import SessionStore
 from herdr.runtime import agent_state as ags
@@ -79,8 +85,10 @@ AgentStateOf = Callable[[str], "ags.TerminalAgentState | None"]
 class Timing:
     debounce: float = 0.5
     max_delay: float = 5.0
-    retry: float = 30.0
+    retry: float = 2.0  # first retry of a failed save; doubles up to retry_max
+    retry_max: float = 10.0
     sample: float = SAMPLE_INTERVAL
+    final_wait: float = 5.0  # shutdown waits this long for a save still running
 
 
 def timing_from_env(env: Mapping[str, str]) -> Timing:
@@ -90,7 +98,7 @@ def timing_from_env(env: Mapping[str, str]) -> Timing:
     for part in raw.split(","):
         name, _, value = part.partition("=")
         name = name.strip()
-        if name in ("debounce", "max_delay", "retry", "sample"):
+        if name in ("debounce", "max_delay", "retry", "retry_max", "sample", "final_wait"):
             with contextlib.suppress(ValueError):
                 number = float(value)
                 if 0 < number < 3600:
@@ -160,6 +168,7 @@ class Persistence:
         env: Mapping[str, str],
         timing: Timing | None = None,
         clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
     ) -> None:
         self.core = core
         self.host = host
@@ -170,8 +179,10 @@ class Persistence:
             debounce=self.timing.debounce,
             max_delay=max(self.timing.max_delay, self.timing.debounce),
             retry_after=self.timing.retry,
+            retry_max=max(self.timing.retry_max, self.timing.retry),
         )
-        self.latch = SaveFailureLatch()
+        self.health = PersistHealth(str(self.store.path), last_good_save=_mtime(self.store.path))
+        self._wall = wall
         self.agent_state_of: AgentStateOf = lambda terminal_id: runtime_state(host, terminal_id)
         self._clock = clock
         # Restored agent identities not yet handed to the agent runtime (terminal id).
@@ -200,7 +211,14 @@ class Persistence:
         self._wake = asyncio.Event()
         self._task = asyncio.get_running_loop().create_task(self._run())
         self.core.shutdown_hooks.insert(0, self.shutdown)  # before the panes are stopped
+        self.core.persistence_health = self.health_record
         return restored
+
+    def health_record(self) -> dict[str, object]:
+        """The ``persistence`` object of ``ping``."""
+        record = self.health.to_json(unsaved_changes=self.scheduler.dirty)
+        record["save_in_progress"] = self.scheduler.in_flight
+        return record
 
     def shutdown(self) -> None:
         """Final synchronous save (panes still alive), then stop watching."""
@@ -211,7 +229,16 @@ class Persistence:
             self._task.cancel()
         if self._sub is not None:
             self.core.bus.unsubscribe(self._sub)
-        self.save_now()
+        if not self.save_now() and self.health.last_error is not None:
+            error = self.health.last_error
+            good = self.health.last_good_save
+            log.warning(
+                "stopping without saving the latest changes (%s: %s); last good save: %s",
+                error.message,
+                error.path,
+                "never" if good is None else iso_utc(good),
+                extra={"event": "persist.final_save_failed"},
+            )
 
     # ------------------------------------------------------------------ restore
 
@@ -314,6 +341,17 @@ class Persistence:
                 line,
                 extra={"event": "persist.resume", "pane_id": plan.pane_id},
             )
+        elif decision.reason == "invalid_ref":
+            log.warning(
+                "pane %s: dropped its saved agent session reference (invalid_ref: %s); plain shell",
+                plan.pane_id,
+                decision.detail,
+                extra={
+                    "event": "persist.resume_fallback",
+                    "pane_id": plan.pane_id,
+                    "reason": decision.reason,
+                },
+            )
         elif decision.reason not in ("missing_ref", "disabled"):
             log.info(
                 "pane %s: plain shell instead of a resume (%s: %s)",
@@ -377,39 +415,74 @@ class Persistence:
 
     def _write(
         self, snapshot: SessionSnapshot, history: dict[str, hist.PaneHistory] | None
-    ) -> bool:
-        """Write under the lock; failures are logged once per run (the latch). A
-        snapshot equal to the one last written (agent status churn publishes
-        ``pane_updated`` often) is not written again unless history is on."""
+    ) -> SaveError | None:
+        """Write under the lock (runs in a worker thread: touches no health state)."""
         with self._write_lock:
-            if history is None and snapshot == self._last_written:
-                return True
-            try:
-                self.store.save(snapshot, history)
-            except (PersistWriteError, OSError) as err:
-                self._last_written = None
-                if self.latch.failed(err):
-                    log.error(
-                        "cannot save the session (keeping the last good file): %s",
-                        err,
-                        extra={"event": "persist.save_failed", "path": str(self.store.path)},
-                    )
-                return False
-            self._last_written = snapshot
-        if self.latch.succeeded():
-            log.info("saving the session works again", extra={"event": "persist.save_recovered"})
-        return True
+            return self._write_locked(snapshot, history)
+
+    def _write_locked(
+        self, snapshot: SessionSnapshot, history: dict[str, hist.PaneHistory] | None
+    ) -> SaveError | None:
+        """A snapshot equal to the one last written (agent status churn publishes
+        ``pane_updated`` often) is not written again unless history is on."""
+        if history is None and snapshot == self._last_written:
+            return None
+        try:
+            self.store.save(snapshot, history)
+        except (PersistWriteError, OSError) as err:
+            self._last_written = None
+            return SaveError.of(err, str(self.store.path))
+        self._last_written = snapshot
+        return None
+
+    def _record(self, error: SaveError | None) -> bool:
+        """Health and the log after a save attempt (on the loop): one line when a run
+        of failures starts, one when it ends."""
+        now = self._wall()
+        if error is None:
+            if self.health.succeeded(now):
+                log.info(
+                    "saving the session works again", extra={"event": "persist.save_recovered"}
+                )
+            return True
+        if self.health.failed(error, now):
+            log.error(
+                "cannot save the session (the last good file stays): %s: %s",
+                error.message,
+                error.path,
+                extra={
+                    "event": "persist.save_failed",
+                    "path": error.path,
+                    "errno": error.errno,
+                },
+            )
+        return False
 
     def save_now(self) -> bool:
-        """Capture and write synchronously (shutdown)."""
+        """Capture and write synchronously (shutdown). A save stuck in its thread (a
+        hung disk) is waited for only `Timing.final_wait`: SIGTERM must end the server."""
         token = self.scheduler.begin()
         try:
             snapshot, history = self.capture()
-        except Exception:
+        except Exception as err:
             log.exception("cannot capture the session")
+            self._record(SaveError.of(err, str(self.store.path)))
             self.scheduler.finish(token, ok=False, now=self._clock())
             return False
-        ok = self._write(snapshot, history)
+        if self._write_lock.acquire(timeout=self.timing.final_wait):
+            try:
+                error = self._write_locked(snapshot, history)
+            finally:
+                self._write_lock.release()
+        else:
+            log.warning(
+                "exiting without the final save: an earlier save is still running after "
+                "%.0f s (a hung disk?); the last good file stays",
+                self.timing.final_wait,
+                extra={"event": "persist.final_save_skipped"},
+            )
+            error = SaveError("an earlier save is still running", None, str(self.store.path))
+        ok = self._record(error)
         self.scheduler.finish(token, ok=ok, now=self._clock())
         return ok
 
@@ -418,11 +491,12 @@ class Persistence:
         ok = False
         try:
             snapshot, history = self.capture()
-            ok = await asyncio.to_thread(self._write, snapshot, history)
+            ok = self._record(await _in_daemon_thread(lambda: self._write(snapshot, history)))
         except asyncio.CancelledError:
             raise
-        except Exception:
+        except Exception as err:
             log.exception("cannot save the session")
+            self._record(SaveError.of(err, str(self.store.path)))
         finally:
             self.scheduler.finish(token, ok=ok, now=self._clock())
 
@@ -478,6 +552,42 @@ class Persistence:
                     log.exception("session sampling failed")
             if self.scheduler.due(self._clock()):
                 await self._save()
+
+
+async def _in_daemon_thread(work: Callable[[], SaveError | None]) -> SaveError | None:
+    """Run one save off the loop in a daemon thread: unlike the default executor's
+    threads, one stuck in a write (hung disk) cannot keep the process from exiting."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[SaveError | None] = loop.create_future()
+
+    def settle(outcome: SaveError | None, error: BaseException | None) -> None:
+        if done.done():
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(outcome)
+
+    def run() -> None:
+        outcome: SaveError | None = None
+        error: BaseException | None = None
+        try:
+            outcome = work()
+        except BaseException as err:  # handed to the awaiting task
+            error = err
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits
+            loop.call_soon_threadsafe(settle, outcome, error)
+
+    threading.Thread(target=run, name="herdr-save", daemon=True).start()
+    return await done
+
+
+def _mtime(path: Path) -> float | None:
+    """When the file on disk was last written (the last good save before this start)."""
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
 
 
 def attach_persistence(core: ServerCore, host: PaneHost, env: Mapping[str, str]) -> Persistence:
