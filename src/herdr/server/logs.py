@@ -56,6 +56,8 @@ def setup(state_dir: Path, level_name: str | None = None) -> Path:
     """
     path = state_dir / LOG_NAME
     level = getattr(logging, (level_name or os.environ.get("HERDR_LOG") or "info").upper(), None)
+    # A full disk under the log must not print a traceback per record to stderr.
+    logging.raiseExceptions = False
     root = logging.getLogger("herdr")
     root.setLevel(level if isinstance(level, int) else logging.INFO)
     root.propagate = False
