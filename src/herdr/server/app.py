@@ -19,7 +19,7 @@ from typing import Any
 
 from herdr.api import protocol
 from herdr.config import paths, server_settings
-from herdr.server import logs, socketfile
+from herdr.server import limits, logs, socketfile
 from herdr.server.core import ServerCore, ServerInfo
 from herdr.server.dispatch import Dispatcher
 from herdr.server.methods import build_table
@@ -65,6 +65,7 @@ def run(info: ServerInfo, env: Mapping[str, str], setup: Setup | None = None) ->
             print(f"herdr: {exc}", file=sys.stderr)
             return 1
         logs.setup(info.state_dir)
+        limits.raise_nofile_limit()
         log.info(
             "starting",
             extra={"socket": str(path), "session": info.session, "replaced_stale": stale},
@@ -107,7 +108,7 @@ async def _serve(info: ServerInfo, env: Mapping[str, str], setup: Setup | None) 
     if core.host is not None:  # restore session.json before any client can connect
         attach_persistence(core, core.host, env)
     dispatcher = Dispatcher(core, build_table())
-    listener = Listener(dispatcher.handle_line)
+    listener = Listener(dispatcher.handle_line, max_connections=limits.max_connections_of(core))
     old_umask = os.umask(0o177)  # the socket is born 0600, no window where it is wider
     try:
         await listener.start(info.socket_path)
