@@ -9,6 +9,7 @@ SOMAXCONN, and the CLI waits out a full backlog instead of saying no server runs
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -16,6 +17,7 @@ import resource
 import signal
 import socket
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,7 +26,7 @@ import pytest
 
 from conftest import HERDR, HerdrEnv, Server, pings, request
 from helpers import wait_until
-from herdr.api.client import Client
+from herdr.api.client import AsyncClient, Client, HerdrError
 
 _SUBSCRIPTIONS = {"subscriptions": [{"type": "pane.created"}]}
 SUBSCRIBE = json.dumps({"id": "sub", "method": "events.subscribe", "params": _SUBSCRIPTIONS})
@@ -340,10 +342,11 @@ def test_backlog_holds_a_burst_of_connections(herdr_env: HerdrEnv) -> None:
             sock.close()
 
 
-def _sleeping(pid: int) -> bool:
-    """Whether ``pid`` waits in a sleep (the CLI backing off), not in a connect or read."""
+def _sleeping(pid: int, *, task: bool = False) -> bool:
+    """Whether ``pid`` (a thread of ours with ``task``) waits in a sleep (backing off)."""
+    where = f"/proc/self/task/{pid}/wchan" if task else f"/proc/{pid}/wchan"
     try:
-        wchan = Path(f"/proc/{pid}/wchan").read_text()
+        wchan = Path(where).read_text()
     except OSError:
         return False
     return "nanosleep" in wchan
@@ -351,28 +354,78 @@ def _sleeping(pid: int) -> bool:
 
 def test_cli_waits_out_a_full_backlog(herdr_env: HerdrEnv) -> None:
     server = herdr_env.start_server()
+    with full_backlog(server) as fillers:
+        cli = subprocess.Popen(
+            [*HERDR, "pane", "list"],
+            env=herdr_env.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        wait_until(lambda: _sleeping(cli.pid) or cli.poll() is not None)
+        for sock in fillers:
+            sock.close()
+    out, err = cli.communicate(timeout=60)
+    assert cli.returncode == 0, err
+    assert json.loads(out)["result"]["type"] == "pane_list"
+
+
+@contextlib.contextmanager
+def full_backlog(server: Server) -> Iterator[list[socket.socket]]:
+    """The server stopped and its backlog full: every new connect gets EAGAIN."""
     fillers: list[socket.socket] = []
     try:
         with stopped(server):
             while (sock := connect_nonblocking(server.socket_path)) is not None:
                 fillers.append(sock)
                 assert len(fillers) <= socket.SOMAXCONN + 1
-            cli = subprocess.Popen(
-                [*HERDR, "pane", "list"],
-                env=herdr_env.env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            wait_until(lambda: _sleeping(cli.pid) or cli.poll() is not None)
-            for sock in fillers:
-                sock.close()
-        out, err = cli.communicate(timeout=60)
+            yield fillers
     finally:
         for sock in fillers:
             sock.close()
-    assert cli.returncode == 0, err
-    assert json.loads(out)["result"]["type"] == "pane_list"
+
+
+def test_sdk_waits_out_a_full_backlog(herdr_env: HerdrEnv) -> None:
+    server = herdr_env.start_server()
+    outcome: list[object] = []
+    tid: list[int] = []
+
+    def ping() -> None:
+        tid.append(threading.get_native_id())
+        try:
+            outcome.append(Client(server.socket_path).ping())
+        except Exception as exc:  # reported below
+            outcome.append(exc)
+
+    with full_backlog(server) as fillers:
+        thread = threading.Thread(target=ping)
+        thread.start()
+        wait_until(lambda: tid and (_sleeping(tid[0], task=True) or not thread.is_alive()))
+        for sock in fillers:
+            sock.close()
+    thread.join(60)
+    assert len(outcome) == 1 and isinstance(outcome[0], dict), outcome
+    assert outcome[0]["type"] == "pong"
+
+
+@pytest.mark.parametrize("kind", ["sync", "asyncio", "uvloop"])
+def test_sdk_reports_a_backlog_that_stays_full(herdr_env: HerdrEnv, kind: str) -> None:
+    """Connects keep failing with EAGAIN: after ~1 s, too_many_connections (the selector
+    loop even reports such a connect as done; the SDK notices it is not connected)."""
+    server = herdr_env.start_server()
+
+    def ping() -> object:
+        if kind == "sync":
+            return Client(server.socket_path).ping()
+        if kind == "uvloop":
+            import uvloop
+
+            return uvloop.run(AsyncClient(server.socket_path).ping())
+        return asyncio.run(AsyncClient(server.socket_path).ping())
+
+    with full_backlog(server), pytest.raises(HerdrError) as info:
+        ping()
+    assert info.value.code == "too_many_connections"
 
 
 def test_socket_file_without_listener_is_server_not_running(herdr_env: HerdrEnv) -> None:
