@@ -118,7 +118,7 @@ def test_default_config_is_toml_with_prefix(herdr_env: HerdrEnv) -> None:
     assert result.returncode == 0
     assert 'prefix = "ctrl+b"' in result.stdout
     config = tomllib.loads(result.stdout)
-    assert config["server"] == {"headless_cols": 120, "headless_rows": 40}
+    assert config["server"] == {"headless_cols": 120, "headless_rows": 40, "max_connections": 512}
     assert config["experimental"]["pane_history"] is False
 
 

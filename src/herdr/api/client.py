@@ -20,14 +20,17 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
+import time
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from herdr import PROTOCOL_VERSION
+from herdr.api import peercred
 
 if TYPE_CHECKING:
     import asyncio
@@ -38,6 +41,7 @@ __all__ = [
     "Client",
     "HerdrError",
     "ServerNotRunning",
+    "ServerUntrusted",
     "Subscription",
     "default_socket_path",
 ]
@@ -47,6 +51,9 @@ Params = dict[str, Any]
 
 _MAX_LINE = 64 * 1024 * 1024
 _DEFAULT_TIMEOUT = -1.0  # sentinel: use the client's timeout
+# Waits before each retry while the server is busy (full listen backlog, or it refused
+# the connection with too_many_connections before reading anything): ~1 s in all.
+_RETRY_DELAYS_S = (0.005, 0.01, 0.02, 0.04, 0.08, 0.12, 0.16, 0.2, 0.2, 0.2)
 
 
 class HerdrError(Exception):
@@ -63,6 +70,31 @@ class ServerNotRunning(HerdrError):
     def __init__(self, path: Path, detail: str = "") -> None:
         super().__init__("server_not_running", f"no herdr server at {path}{detail}")
         self.path = path
+
+
+class ServerUntrusted(HerdrError):
+    """The socket is served by another user (not us, not root): nothing was sent."""
+
+    def __init__(self, path: Path, uid: int) -> None:
+        super().__init__("server_untrusted", peercred.untrusted_message(path, uid))
+        self.path = path
+        self.uid = uid
+
+
+def _check_server(sock: peercred.SockOpt, path: Path) -> None:
+    uid = peercred.untrusted_server_uid(sock)
+    if uid is not None:
+        raise ServerUntrusted(path, uid)
+
+
+def _busy_refusal(envelope: Mapping[str, Any]) -> bool:
+    """The server refused before reading the request (nothing ran): safe to retry."""
+    error = envelope.get("error")
+    return (
+        envelope.get("id") is None
+        and isinstance(error, Mapping)
+        and error.get("code") == "too_many_connections"
+    )
 
 
 def default_socket_path(session: str | None = None) -> Path:
@@ -298,18 +330,57 @@ class Client(_Methods):
         self._counter += 1
         return f"py:{os.getpid()}:{self._counter}:{method}"
 
-    def _connect(self) -> socket.socket:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(5.0)
-        try:
-            sock.connect(str(self.socket_path))
-        except (FileNotFoundError, ConnectionRefusedError):
+    def _connect(self, retries: Iterator[float] | None = None) -> socket.socket:
+        """A socket to our (or root's) server; a full backlog is retried for ~1 s."""
+        retries = iter(_RETRY_DELAYS_S) if retries is None else retries
+        while True:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.settimeout(5.0)
+            try:
+                sock.connect(str(self.socket_path))
+            except BlockingIOError:  # EAGAIN: the listen backlog is full
+                sock.close()
+                delay = next(retries, None)
+                if delay is None:
+                    raise HerdrError(
+                        "too_many_connections", f"the server at {self.socket_path} is too busy"
+                    ) from None
+                time.sleep(delay)
+                continue
+            except (FileNotFoundError, ConnectionRefusedError):
+                sock.close()
+                raise ServerNotRunning(self.socket_path) from None
+            except OSError as exc:
+                sock.close()
+                raise ServerNotRunning(self.socket_path, f" ({exc})") from None
+            try:
+                _check_server(sock, self.socket_path)
+            except BaseException:
+                sock.close()
+                raise
+            return sock
+
+    def _exchange(
+        self, line: bytes, timeout: float | None
+    ) -> tuple[socket.socket, _LineReader, dict[str, Any]]:
+        """Connect, send ``line``, read the first answer (retrying a busy refusal)."""
+        retries = iter(_RETRY_DELAYS_S)
+        while True:
+            sock = self._connect(retries)
+            try:
+                with contextlib.suppress(OSError):  # refused and closed before we sent:
+                    sock.sendall(line)  # its one line is still there to read
+                sock.settimeout(timeout)
+                reader = _LineReader(sock)
+                envelope = _decode(reader.readline())
+            except BaseException:
+                sock.close()
+                raise
+            delay = next(retries, None) if _busy_refusal(envelope) else None
+            if delay is None:
+                return sock, reader, envelope
             sock.close()
-            raise ServerNotRunning(self.socket_path) from None
-        except OSError as exc:
-            sock.close()
-            raise ServerNotRunning(self.socket_path, f" ({exc})") from None
-        return sock
+            time.sleep(delay)
 
     def call(self, method: str, /, **params: Any) -> Result:
         """``client.call("pane.get", pane_id="w1:p1")`` → the result object."""
@@ -318,16 +389,14 @@ class Client(_Methods):
     def request(
         self, method: str, params: Mapping[str, Any], timeout: float | None = _DEFAULT_TIMEOUT
     ) -> Result:
-        sock = self._connect()
+        line = _request_line(self._next_id(method), method, params)
+        limit = self.timeout if timeout == _DEFAULT_TIMEOUT else timeout
         try:
-            sock.sendall(_request_line(self._next_id(method), method, params))
-            sock.settimeout(self.timeout if timeout == _DEFAULT_TIMEOUT else timeout)
-            reader = _LineReader(sock)
-            return _result(_decode(reader.readline()))
+            sock, _reader, envelope = self._exchange(line, limit)
         except TimeoutError:
             raise HerdrError("timeout", f"no answer to {method}") from None
-        finally:
-            sock.close()
+        sock.close()
+        return _result(envelope)
 
     def _invoke(
         self, method: str, params: Params, timeout: float | None = _DEFAULT_TIMEOUT
@@ -348,14 +417,10 @@ class Client(_Methods):
     ) -> Subscription:
         """Subscribe; iterate the returned object for ``{"event","data","seq"}`` dicts."""
         params = _clean({"subscriptions": [dict(s) for s in subscriptions], "since_seq": since_seq})
-        sock = self._connect()
+        line = _request_line(self._next_id("events.subscribe"), "events.subscribe", params)
+        sock, reader, envelope = self._exchange(line, None)
         try:
-            sock.sendall(
-                _request_line(self._next_id("events.subscribe"), "events.subscribe", params)
-            )
-            sock.settimeout(None)
-            reader = _LineReader(sock)
-            started = _result(_decode(reader.readline()))
+            started = _result(envelope)
         except BaseException:
             sock.close()
             raise
@@ -438,13 +503,70 @@ class AsyncClient(_Methods):
         self._counter += 1
         return f"py:{os.getpid()}:{self._counter}:{method}"
 
-    async def _open(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    async def _open(
+        self, retries: Iterator[float]
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A connection to our (or root's) server; a full backlog is retried for ~1 s."""
         import asyncio
 
-        try:
-            return await asyncio.open_unix_connection(str(self.socket_path), limit=_MAX_LINE)
-        except (FileNotFoundError, ConnectionRefusedError):
-            raise ServerNotRunning(self.socket_path) from None
+        while True:
+            try:
+                reader, writer = await asyncio.open_unix_connection(
+                    str(self.socket_path), limit=_MAX_LINE
+                )
+            except BlockingIOError:  # EAGAIN: the listen backlog is full (uvloop)
+                await self._backoff(retries)
+                continue
+            except (FileNotFoundError, ConnectionRefusedError):
+                raise ServerNotRunning(self.socket_path) from None
+            sock = writer.get_extra_info("socket")
+            try:
+                # asyncio's selector loop takes EAGAIN for "in progress" and hands back
+                # a socket that never connected: no peer name, so the backlog was full
+                sock.getpeername()
+            except OSError:
+                writer.close()
+                await self._backoff(retries)
+                continue
+            try:
+                _check_server(sock, self.socket_path)
+            except BaseException:
+                writer.close()
+                raise
+            return reader, writer
+
+    async def _backoff(self, retries: Iterator[float]) -> None:
+        import asyncio
+
+        delay = next(retries, None)
+        if delay is None:
+            raise HerdrError(
+                "too_many_connections", f"the server at {self.socket_path} is too busy"
+            )
+        await asyncio.sleep(delay)
+
+    async def _exchange(
+        self, line: bytes, timeout: float | None
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, dict[str, Any]]:
+        """Connect, send ``line``, read the first answer (retrying a busy refusal)."""
+        import asyncio
+
+        retries = iter(_RETRY_DELAYS_S)
+        while True:
+            reader, writer = await self._open(retries)
+            try:
+                writer.write(line)
+                with contextlib.suppress(OSError):  # refused and closed before we sent:
+                    await writer.drain()  # its one line is still there to read
+                answer = await asyncio.wait_for(reader.readline(), timeout)
+                envelope = _decode(answer.rstrip(b"\n"))
+            except BaseException:
+                writer.close()
+                raise
+            if not _busy_refusal(envelope):
+                return reader, writer, envelope
+            writer.close()
+            await self._backoff(retries)
 
     async def call(self, method: str, /, **params: Any) -> Result:
         return await self.request(method, params)
@@ -452,20 +574,14 @@ class AsyncClient(_Methods):
     async def request(
         self, method: str, params: Mapping[str, Any], timeout: float | None = _DEFAULT_TIMEOUT
     ) -> Result:
-        import asyncio
-
-        reader, writer = await self._open()
+        line = _request_line(self._next_id(method), method, params)
+        limit = self.timeout if timeout == _DEFAULT_TIMEOUT else timeout
         try:
-            writer.write(_request_line(self._next_id(method), method, params))
-            await writer.drain()
-            limit = self.timeout if timeout == _DEFAULT_TIMEOUT else timeout
-            try:
-                line = await asyncio.wait_for(reader.readline(), limit)
-            except TimeoutError:
-                raise HerdrError("timeout", f"no answer to {method}") from None
-            return _result(_decode(line.rstrip(b"\n")))
-        finally:
-            writer.close()
+            _reader, writer, envelope = await self._exchange(line, limit)
+        except TimeoutError:
+            raise HerdrError("timeout", f"no answer to {method}") from None
+        writer.close()
+        return _result(envelope)
 
     def _invoke(self, method: str, params: Params, timeout: float | None = _DEFAULT_TIMEOUT) -> Any:
         return self.request(method, params, timeout=timeout)
@@ -475,13 +591,10 @@ class AsyncClient(_Methods):
     ) -> AsyncSubscription:
         """``async for event in await client.events([...])``."""
         params = _clean({"subscriptions": [dict(s) for s in subscriptions], "since_seq": since_seq})
-        reader, writer = await self._open()
+        line = _request_line(self._next_id("events.subscribe"), "events.subscribe", params)
+        reader, writer, envelope = await self._exchange(line, None)
         try:
-            writer.write(
-                _request_line(self._next_id("events.subscribe"), "events.subscribe", params)
-            )
-            await writer.drain()
-            started = _result(_decode((await reader.readline()).rstrip(b"\n")))
+            started = _result(envelope)
         except BaseException:
             writer.close()
             raise

@@ -176,6 +176,11 @@ UNSUPPORTED_EVENT_WAIT_MATCH: Final = "unsupported_event_wait_match"
 SERVER_NOT_RUNNING: Final = "server_not_running"
 PROTOCOL_MISMATCH: Final = "protocol_mismatch"
 INTERNAL_ERROR: Final = "internal_error"
+# herdr for Python extensions (not in §3.6): refusals that come before any request is
+# read (answered with ``"id": null``), and a client's refusal of a foreign server.
+PERMISSION_DENIED: Final = "permission_denied"  # the client runs as another user
+TOO_MANY_CONNECTIONS: Final = "too_many_connections"  # connection cap or fd reserve
+SERVER_UNTRUSTED: Final = "server_untrusted"  # client side: the server is another user's
 # CLI-local session commands (not sent over the socket).
 INVALID_SESSION_NAME: Final = "invalid_session_name"
 SESSION_STOP_FAILED: Final = "session_stop_failed"

@@ -16,6 +16,14 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+def _running(socket_path: str) -> bool:
+    """Whether our server runs there; another user's (a squatter) does not count."""
+    try:
+        return os.path.exists(socket_path) and is_live(socket_path)
+    except RequestFailed:  # server_untrusted: `session stop` then says so
+        return False
+
+
 def _info(name: str | None) -> dict[str, Any]:
     env = os.environ
     session_dir = envpaths.session_dir(env, name)
@@ -23,7 +31,7 @@ def _info(name: str | None) -> dict[str, Any]:
     return {
         "name": name or envpaths.DEFAULT_SESSION,
         "default": name is None,
-        "running": os.path.exists(socket_path) and is_live(socket_path),
+        "running": _running(socket_path),
         "socket_path": socket_path,
         "session_dir": session_dir,
     }

@@ -11,19 +11,26 @@ start a server; they ping first so an incompatible server is reported as
 from __future__ import annotations
 
 import _socket
+import contextlib
 import os
 import sys
+import time
 
 from herdr import PROTOCOL_VERSION
+from herdr.api import peercred
 from herdr.cli import envpaths, jsonlite
 
 TYPE_CHECKING = False  # typing is not imported at run time: it costs every CLI call
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Iterator
     from typing import Any, NoReturn
 
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 MAX_SOCKET_PATH_BYTES = 107
+# Waits before each retry while the server is busy (full backlog, or it answered
+# too_many_connections before reading the request): about a second in all.
+RETRY_DELAYS_S = (0.005, 0.01, 0.02, 0.04, 0.08, 0.12, 0.16, 0.2, 0.2, 0.2)
 
 
 class RequestFailed(Exception):
@@ -44,28 +51,67 @@ def request_id(method: str) -> str:
     return f"cli:{method}"
 
 
-def connect(path: str, *, timeout: float = 5.0) -> _socket.socket:
-    """A connected socket, or :class:`RequestFailed` ``server_not_running``."""
+def connect(
+    path: str, *, timeout: float = 5.0, retries: Iterator[float] | None = None
+) -> _socket.socket:
+    """A connected socket to a server of ours (or root's), else :class:`RequestFailed`.
+
+    No server (no socket file, or nobody listening: ECONNREFUSED) is reported at once as
+    ``server_not_running``; a full listen backlog (EAGAIN: the server is busy) is
+    retried along ``retries`` (about a second in all) before ``too_many_connections``.
+    A server of another user is refused (``server_untrusted``) before anything is sent.
+    """
     if len(os.fsencode(path)) > MAX_SOCKET_PATH_BYTES:
         raise RequestFailed("invalid_params", f"socket path is too long: {path}")
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-    sock.settimeout(timeout)
-    try:
-        sock.connect(path)
-    except (FileNotFoundError, ConnectionRefusedError):
-        sock.close()
-        raise RequestFailed("server_not_running", f"no herdr server is running at {path}") from None
-    except OSError as exc:
-        sock.close()
-        raise RequestFailed("server_not_running", f"cannot connect to {path}: {exc}") from None
-    return sock
+    if retries is None:
+        retries = iter(RETRY_DELAYS_S)
+    while True:
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        sock.settimeout(timeout)
+        try:
+            sock.connect(path)
+        except BlockingIOError:  # EAGAIN: the backlog is full, the server is there
+            sock.close()
+            if backoff(retries):
+                continue
+            raise RequestFailed(
+                "too_many_connections", f"the server at {path} is too busy to accept"
+            ) from None
+        except (FileNotFoundError, ConnectionRefusedError):
+            sock.close()
+            raise RequestFailed(
+                "server_not_running", f"no herdr server is running at {path}"
+            ) from None
+        except OSError as exc:
+            sock.close()
+            raise RequestFailed("server_not_running", f"cannot connect to {path}: {exc}") from None
+        uid = peercred.untrusted_server_uid(sock)
+        if uid is not None:
+            sock.close()
+            raise RequestFailed("server_untrusted", peercred.untrusted_message(path, uid))
+        return sock
+
+
+def backoff(retries: Iterator[float]) -> bool:
+    """Sleep the next delay; False once the budget is spent."""
+    delay = next(retries, None)
+    if delay is None:
+        return False
+    time.sleep(delay)
+    return True
 
 
 def is_live(path: str, timeout: float = 0.5) -> bool:
-    """Whether a server accepts connections at ``path``."""
+    """Whether a server accepts connections at ``path``.
+
+    A socket held by another user's server raises ``server_untrusted`` instead of
+    counting as live (or as free to start our own).
+    """
     try:
         connect(path, timeout=timeout).close()
-    except RequestFailed:
+    except RequestFailed as exc:
+        if exc.code == "server_untrusted":
+            raise
         return False
     return True
 
@@ -111,15 +157,38 @@ def decode(line: bytes, method: str) -> dict[str, Any]:
 def request(
     path: str, method: str, params: dict[str, Any], *, timeout: float | None = 30.0
 ) -> dict[str, Any]:
-    """Send one request and return the response envelope (success or error)."""
-    sock = connect(path)
-    try:
-        sock.sendall(encode_request(method, params))
-        sock.settimeout(timeout)
-        line = read_line(sock, method, bytearray())
-    finally:
-        sock.close()
-    return decode(line, method)
+    """Send one request and return the response envelope (success or error).
+
+    A busy server's ``too_many_connections`` refusal (sent before it read anything, so
+    nothing ran) is retried within the same budget as a full backlog, then raised.
+    """
+    data = encode_request(method, params)
+    retries = iter(RETRY_DELAYS_S)
+    while True:
+        sock = connect(path, retries=retries)
+        try:
+            with contextlib.suppress(OSError):  # refused and closed before we sent:
+                sock.sendall(data)  # its one line is still there to read
+            sock.settimeout(timeout)
+            line = read_line(sock, method, bytearray())
+        finally:
+            sock.close()
+        envelope = decode(line, method)
+        busy = _busy_refusal(envelope)
+        if busy is None:
+            return envelope
+        if not backoff(retries):
+            raise RequestFailed("too_many_connections", busy)
+
+
+def _busy_refusal(envelope: dict[str, Any]) -> str | None:
+    """The message of a ``too_many_connections`` refusal (id null: nothing ran)."""
+    error = envelope.get("error")
+    if not isinstance(error, dict) or envelope.get("id") is not None:
+        return None
+    if error.get("code") != "too_many_connections":
+        return None
+    return str(error.get("message", "the server is busy"))
 
 
 def check_protocol(path: str) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from typing import Any, Literal, cast
 
 import orjson
 
+from herdr.api import peercred
 from herdr.client import actions as a
 from herdr.client import copymode as cm
 from herdr.client.bindings import Bindings, help_entries, load_bindings
@@ -182,8 +183,21 @@ class _StreamProtocol(asyncio.Protocol):
                 self.on_lost(detail)
 
 
+class UntrustedServer(ConnectionError):
+    """The socket is served by another user (neither us nor root); nothing was sent."""
+
+
+def check_server(sock: peercred.SockOpt, path: str) -> None:
+    uid = peercred.untrusted_server_uid(sock)
+    if uid is not None:
+        raise UntrustedServer(f"server_untrusted: {peercred.untrusted_message(path, uid)}")
+
+
 class Connection:
-    """The attach stream plus short request connections for commands."""
+    """The attach stream plus short request connections for commands.
+
+    Each connection checks the server's uid before it sends anything.
+    """
 
     def __init__(self, socket_path: str) -> None:
         self.socket_path = socket_path
@@ -192,9 +206,14 @@ class Connection:
 
     async def attach(self, params: dict[str, Any]) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
-        _transport, self.stream = await loop.create_unix_connection(
+        transport, self.stream = await loop.create_unix_connection(
             _StreamProtocol, self.socket_path
         )
+        try:
+            check_server(transport.get_extra_info("socket"), self.socket_path)
+        except BaseException:
+            transport.abort()
+            raise
         self.send({"id": "tui:attach", "method": "client.attach", "params": params})
         line = await self.stream.first
         if not line:
@@ -229,6 +248,7 @@ class Connection:
         self._seq += 1
         reader, writer = await asyncio.open_unix_connection(self.socket_path, limit=READ_LIMIT)
         try:
+            check_server(writer.get_extra_info("socket"), self.socket_path)
             request = {"id": f"tui:{self._seq}", "method": method, "params": params}
             writer.write(json.dumps(request).encode() + b"\n")
             await writer.drain()

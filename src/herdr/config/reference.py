@@ -72,6 +72,13 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "Height in rows that the server assumes while no TUI is attached. A positive integer.",
     ),
     ConfigKey(
+        "server",
+        "server.max_connections",
+        "integer",
+        "512",
+        "Most connections the server holds open at once (each CLI call, subscription, wait and attached TUI is one); more are refused with too_many_connections. A positive integer.",
+    ),
+    ConfigKey(
         "theme",
         "theme.name",
         "string",

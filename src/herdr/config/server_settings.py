@@ -26,6 +26,7 @@ class ServerSettings:
     scrollback_limit_bytes: int = 10_000_000
     resume_agents_on_restore: bool = True  # [session]: native agent resume after restart
     pane_history: bool = False  # [experimental]: save/restore pane screen history
+    max_connections: int = 512  # [server]: open connections beyond this are refused
 
 
 def _lookup(doc: Mapping[str, Any], dotted: str) -> Any:
@@ -72,6 +73,7 @@ def read(env: Mapping[str, str]) -> tuple[ServerSettings | None, list[str]]:
 
     take("server.headless_cols", "headless_cols", positive_int)
     take("server.headless_rows", "headless_rows", positive_int)
+    take("server.max_connections", "max_connections", positive_int)
     take("terminal.default_shell", "default_shell", lambda v: isinstance(v, str))
     take("terminal.shell_mode", "shell_mode", lambda v: v in ("auto", "login", "non_login"))
     take("terminal.new_cwd", "new_cwd", lambda v: v in ("follow", "home", "current", "path"))

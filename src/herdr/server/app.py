@@ -18,7 +18,7 @@ from typing import Any
 
 from herdr.api import protocol
 from herdr.config import paths, safe_paths, server_settings
-from herdr.server import logs, socketfile
+from herdr.server import limits, logs, socketfile
 from herdr.server.core import ServerCore, ServerInfo
 from herdr.server.dispatch import Dispatcher
 from herdr.server.methods import build_table
@@ -79,6 +79,7 @@ def run(info: ServerInfo, env: Mapping[str, str], setup: Setup | None = None) ->
         except (socketfile.ClaimError, safe_paths.UnsafePathError, OSError) as exc:
             print(f"herdr: {exc}", file=sys.stderr)
             return 1
+        limits.raise_nofile_limit()
         log.info(
             "starting",
             extra={"socket": str(path), "session": info.session, "replaced_stale": stale},
@@ -121,7 +122,7 @@ async def _serve(info: ServerInfo, env: Mapping[str, str], setup: Setup | None) 
     if core.host is not None:  # restore session.json before any client can connect
         attach_persistence(core, core.host, env)
     dispatcher = Dispatcher(core, build_table())
-    listener = Listener(dispatcher.handle_line)
+    listener = Listener(dispatcher.handle_line, max_connections=limits.max_connections_of(core))
     old_umask = os.umask(0o177)  # the socket is born 0600, no window where it is wider
     try:
         await listener.start(info.socket_path)

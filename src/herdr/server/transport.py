@@ -4,18 +4,28 @@ The transport enforces the spec's bounds (first line <= 1 MiB within 5 s); a pee
 breaks them is dropped without an answer, as herdr does, and nothing it sends can raise
 out of here. Held methods (subscriptions, waits) keep the connection and get told when
 the peer goes away.
+
+Before any of that, each accepted connection is admitted or refused (one line with a
+null id, then close): a client of another user (``SO_PEERCRED``; root excepted) gets
+``permission_denied``, and past ``[server] max_connections`` or into the descriptor
+reserve kept for panes (:mod:`herdr.server.limits`), ``too_many_connections``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import errno
 import logging
+import os
+import socket
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import SupportsIndex
 
-from herdr.api import protocol
+import orjson
+
+from herdr.api import peercred, protocol
+from herdr.server import limits
 
 log = logging.getLogger("herdr.server.transport")
 
@@ -175,27 +185,235 @@ async def read_request_line(
     return line or None
 
 
-class Listener:
-    """The accept loop: each connection runs ``handle_line`` once and is closed."""
+ACCEPT_BATCH = 128  # connections taken per readiness callback (then others get a turn)
+ACCEPT_RETRY_S = 0.5  # pause after an accept error we could not answer
+_OUT_OF_FDS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
 
-    def __init__(self, handle_line: LineHandler) -> None:
+
+def refusal_line(code: str, message: str) -> bytes:
+    """The one line a refused connection gets; ``id`` is null: nothing was read."""
+    return orjson.dumps(
+        {"id": None, "error": {"code": code, "message": message}},
+        option=orjson.OPT_APPEND_NEWLINE,
+    )
+
+
+def _refuse(sock: socket.socket, line: bytes, *, discard_input: bool = False) -> None:
+    """Answer, then close (a fresh socket's buffer always takes the line).
+
+    Closing with unread input makes the peer's reads fail with ECONNRESET once it has
+    read our line; ``discard_input`` drops what already arrived (unparsed) so that a
+    busy refusal ends in a plain EOF. A client of another user gets nothing read.
+    """
+    try:
+        sock.setblocking(False)
+        sock.send(line)
+        if discard_input:
+            sock.recv(READ_CHUNK)
+    except OSError:
+        pass
+    finally:
+        sock.close()
+
+
+def _open_spare() -> int | None:
+    """A descriptor held back so that, out of descriptors, we can still answer a client."""
+    try:
+        return os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+
+
+def _not_listening() -> tuple[int, object]:
+    raise BlockingIOError(errno.EAGAIN, "not listening")
+
+
+class Listener:
+    """The accept loop: admits or refuses each connection, runs ``handle_line`` once.
+
+    The loop's own accept is not used: we accept one connection at a time and decide at
+    once, before any transport exists or any byte is read, whether to take it (see
+    :meth:`_admit`). A refused one gets one error line and its descriptor back at once,
+    so a burst cannot pile up descriptors, and running out of them (EMFILE) is logged
+    and answered too, with a descriptor kept spare for that.
+    """
+
+    def __init__(
+        self,
+        handle_line: LineHandler,
+        *,
+        max_connections: Callable[[], int] = lambda: limits.DEFAULT_MAX_CONNECTIONS,
+        fd_limit: int | None = None,
+        owner_uid: int | None = None,
+    ) -> None:
         self._handle_line = handle_line
-        self._server: asyncio.Server | None = None
+        self._max_connections = max_connections
+        self._ceiling = limits.fd_ceiling(
+            limits.soft_nofile_limit() if fd_limit is None else fd_limit
+        )
+        self._owner_uid = os.geteuid() if owner_uid is None else owner_uid
+        self._sock: socket.socket | None = None
+        self._accept: Callable[[], tuple[int, object]] = _not_listening
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._spare: int | None = None
+        self._resume: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._throttles: dict[str, limits.Throttle] = {}
 
     async def start(self, path: Path) -> None:
+        """Bind and listen (backlog SOMAXCONN) at ``path``; the caller sets the umask."""
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.setblocking(False)
+            sock.bind(str(path))
+            sock.listen(socket.SOMAXCONN)
+        except BaseException:
+            sock.close()
+            raise
+        self._sock = sock
+        # the raw accept: a file descriptor, without socket.accept()'s Python wrapper
+        # (which costs ~10 us a connection looking up family and type as enums)
+        self._accept = sock._accept  # type: ignore[attr-defined]
+        self._loop = asyncio.get_running_loop()
+        self._spare = _open_spare()
+        self._loop.add_reader(sock.fileno(), self._on_readable)
+
+    def _on_readable(self) -> None:
+        sock = self._sock
+        if sock is None:
+            return
+        accept = self._accept
+        for _ in range(ACCEPT_BATCH):
+            try:
+                fd, _addr = accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except ConnectionAbortedError:
+                continue
+            except OSError as exc:
+                if exc.errno in _OUT_OF_FDS:
+                    self._out_of_fds(sock, exc)
+                else:
+                    self._log("accept", logging.ERROR, "accept failed: %s", exc)
+                    self._pause()
+                return
+            self._admit(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, 0, fd))
+
+    def _admit(self, sock: socket.socket) -> None:
+        """Take the connection, or answer one error line and close it.
+
+        A client of another user (root excepted) gets ``permission_denied``; past the
+        connection cap or into the descriptor reserve, ``too_many_connections``.
+        """
+        try:
+            creds = peercred.peer_credentials(sock)
+        except OSError:
+            creds = (-1, -1, -1)  # cannot tell who it is: refuse
+        if creds is not None and not peercred.trusted(creds[1], self._owner_uid):
+            pid, uid, _gid = creds
+            self._log(
+                "peer",
+                logging.WARNING,
+                "refused a connection from another user",
+                peer_uid=uid,
+                peer_pid=pid,
+            )
+            _refuse(
+                sock,
+                refusal_line(
+                    protocol.PERMISSION_DENIED,
+                    "permission denied: this herdr server serves only its own user",
+                ),
+            )
+            return
+        why = limits.over_capacity(
+            held=len(self._tasks),
+            max_connections=self._max_connections(),
+            fd=sock.fileno(),
+            ceiling=self._ceiling,
+        )
+        if why is not None:
+            self._log(
+                "capacity",
+                logging.WARNING,
+                "refused a connection: %s",
+                why,
+                connections=len(self._tasks),
+            )
+            _refuse(sock, refusal_line(protocol.TOO_MANY_CONNECTIONS, why), discard_input=True)
+            return
+        assert self._loop is not None
+        task = self._loop.create_task(self._serve(sock))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _out_of_fds(self, sock: socket.socket, exc: OSError) -> None:
+        """EMFILE on accept: log it, and answer the waiting clients with the spare fd."""
+        self._log(
+            "emfile",
+            logging.ERROR,
+            "accept failed: %s; answering too_many_connections until descriptors free up",
+            exc,
+            connections=len(self._tasks),
+        )
+        spare, self._spare = self._spare, None
+        drained = False
+        if spare is not None:
+            os.close(spare)
+            line = refusal_line(
+                protocol.TOO_MANY_CONNECTIONS,
+                "the server is out of file descriptors; try again later",
+            )
+            for _ in range(ACCEPT_BATCH):
+                try:
+                    fd, _addr = self._accept()
+                except (BlockingIOError, InterruptedError):
+                    drained = True
+                    break
+                except OSError:
+                    break
+                conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, 0, fd)
+                _refuse(conn, line, discard_input=True)
+            self._spare = _open_spare()
+        if not drained or self._spare is None:
+            self._pause()  # cannot answer now: do not spin on a readable socket
+
+    def _pause(self) -> None:
+        loop, sock = self._loop, self._sock
+        if loop is None or sock is None or self._resume is not None:
+            return
+        loop.remove_reader(sock.fileno())
+        self._resume = loop.call_later(ACCEPT_RETRY_S, self._unpause)
+
+    def _unpause(self) -> None:
+        self._resume = None
+        if self._spare is None:
+            self._spare = _open_spare()
+        if self._loop is not None and self._sock is not None:
+            self._loop.add_reader(self._sock.fileno(), self._on_readable)
+
+    def _log(self, kind: str, level: int, msg: str, *args: object, **extra: object) -> None:
+        throttle = self._throttles.setdefault(kind, limits.Throttle())
+        suppressed = throttle.ready()
+        if suppressed is None:
+            return
+        if suppressed:
+            extra["suppressed"] = suppressed  # how many like it went unlogged since
+        log.log(level, msg, *args, extra=extra)
+
+    async def _serve(self, sock: socket.socket) -> None:
         loop = asyncio.get_running_loop()
-
-        def factory() -> asyncio.StreamReaderProtocol:
-            reader = PushReader(limit=protocol.MAX_REQUEST_LINE_BYTES + 1, loop=loop)
-            return asyncio.StreamReaderProtocol(reader, self._on_connect, loop=loop)
-
-        self._server = await loop.create_unix_server(factory, path=str(path))
+        reader = PushReader(limit=protocol.MAX_REQUEST_LINE_BYTES + 1, loop=loop)
+        stream_protocol = asyncio.StreamReaderProtocol(reader, loop=loop)
+        try:
+            transport, _ = await loop.connect_accepted_socket(lambda: stream_protocol, sock)
+        except (OSError, ValueError):
+            sock.close()
+            return
+        writer = asyncio.StreamWriter(transport, stream_protocol, reader, loop)
+        await self._on_connect(reader, writer)
 
     async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        if task is not None:
-            self._tasks.add(task)
         conn = Connection(reader, writer)
         try:
             line = await read_request_line(reader, writer.transport)
@@ -212,9 +430,6 @@ class Listener:
         except Exception:  # the server survives anything a client triggers
             log.exception("connection handler failed")
             conn.abort()
-        finally:
-            if task is not None:
-                self._tasks.discard(task)
 
     @property
     def connection_count(self) -> int:
@@ -222,12 +437,18 @@ class Listener:
 
     async def close(self) -> None:
         """Stop accepting and end every open connection."""
-        if self._server is not None:
-            self._server.close()
+        if self._resume is not None:
+            self._resume.cancel()
+            self._resume = None
+        sock, self._sock = self._sock, None
+        if sock is not None:
+            if self._loop is not None:
+                self._loop.remove_reader(sock.fileno())
+            sock.close()
+        spare, self._spare = self._spare, None
+        if spare is not None:
+            os.close(spare)
         for task in list(self._tasks):
             task.cancel()
         if self._tasks:
             await asyncio.wait(list(self._tasks), timeout=2.0)
-        if self._server is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._server.wait_closed(), 1.0)

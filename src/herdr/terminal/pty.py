@@ -20,6 +20,7 @@ import errno
 import fcntl
 import logging
 import os
+import resource
 import select
 import signal
 import struct
@@ -81,8 +82,19 @@ def get_winsize(fd: int) -> tuple[int, int]:
     return cols, rows
 
 
+# Resource limits a pane's program starts with instead of ours (the server raises its
+# own RLIMIT_NOFILE; programs on a pane get the limit the server was started with).
+_CHILD_RLIMITS: dict[int, tuple[int, int]] = {}
+
+
+def set_child_rlimit(which: int, limits: tuple[int, int]) -> None:
+    _CHILD_RLIMITS[which] = limits
+
+
 def _child_setup() -> None:  # runs in the child between fork and exec
     os.login_tty(0)
+    for which, limits in _CHILD_RLIMITS.items():
+        resource.setrlimit(which, limits)
 
 
 class PtyProcess:
