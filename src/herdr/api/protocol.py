@@ -176,6 +176,9 @@ UNSUPPORTED_EVENT_WAIT_MATCH: Final = "unsupported_event_wait_match"
 SERVER_NOT_RUNNING: Final = "server_not_running"
 PROTOCOL_MISMATCH: Final = "protocol_mismatch"
 INTERNAL_ERROR: Final = "internal_error"
+# Extension: a client's regex ran out of search time (``pane.wait_for_output``; a
+# ``pane.output_matched`` item ends with this reason instead).
+REGEX_TIMEOUT: Final = "regex_timeout"
 # CLI-local session commands (not sent over the socket).
 INVALID_SESSION_NAME: Final = "invalid_session_name"
 SESSION_STOP_FAILED: Final = "session_stop_failed"
