@@ -48,6 +48,11 @@ VALID: list[tuple[str, dict[str, Any]]] = [
     ("events.wait", {"match_event": {"event": "pane_created"}, "since_seq": None}),
     ("plugin.pane.open", {"plugin_id": "x", "entrypoint": "e", "width": "50%", "height": 20}),
     ("integration.install", {"target": "antigravity_cli"}),
+    # Length limits (herdr.api.limits): exactly at the limit passes.
+    ("workspace.rename", {"workspace_id": "w1", "label": "x" * 256}),
+    ("pane.rename", {"pane_id": "p", "label": None}),
+    ("pane.report_metadata", {"pane_id": "p", "source": "s", "tokens": {"k": "v" * 4096}}),
+    ("pane.send_text", {"pane_id": "p", "text": "x" * 100_000}),  # bounded by the line only
 ]  # fmt: skip
 
 INVALID: list[tuple[str, dict[str, Any], str]] = [
@@ -81,6 +86,33 @@ INVALID: list[tuple[str, dict[str, Any], str]] = [
     ("agent.wait", {"target": "a", "until": ["asleep"]}, "params.until[0]: expected one of"),
     ("tab.move", {"tab_id": "t", "insert_index": 2**64}, "params.insert_index: must be <="),
     ("plugin.pane.open", {"plugin_id": "x", "entrypoint": "e", "width": -1}, "params.width"),
+    ("workspace.rename", {"workspace_id": "w1", "label": "x" * 257},
+     "params.label: must be at most 256 characters, got 257"),
+    ("workspace.create", {"cwd": "/" * 4097}, "params.cwd: must be at most 4096 characters"),
+    ("tab.rename", {"tab_id": "t", "label": "é" * 300}, "params.label: must be at most 256"),
+    ("pane.rename", {"pane_id": "p", "label": "x" * 1_000_000},
+     "params.label: must be at most 256 characters, got 1000000"),
+    ("pane.move", {"pane_id": "p",
+                   "destination": {"type": "new_workspace", "tab_label": "x" * 257}},
+     "params.destination.tab_label: must be at most 256"),
+    ("layout.apply", {"root": {"type": "pane", "label": "x" * 257}},
+     "params.root.label: must be at most 256"),
+    ("agent.rename", {"target": "a", "name": "x" * 257}, "params.name: must be at most 256"),
+    ("pane.report_agent", {"pane_id": "p", "source": "s", "agent": "a", "state": "idle",
+                           "message": "m" * 4097}, "params.message: must be at most 4096"),
+    ("pane.report_metadata", {"pane_id": "p", "source": "s", "tokens": {"k": "v" * 4097}},
+     "params.tokens.k: must be at most 4096"),
+    ("pane.report_metadata", {"pane_id": "p", "source": "s", "state_labels": {"idle": "v" * 4097}},
+     "params.state_labels.idle: must be at most 4096"),
+    ("workspace.report_metadata", {"workspace_id": "w", "source": "s" * 257, "tokens": {}},
+     "params.source: must be at most 256"),
+    ("pane.wait_for_output", {"pane_id": "p", "source": "visible",
+                              "match": {"type": "regex", "value": "x" * 4097}},
+     "params.match.value: must be at most 4096"),
+    ("events.subscribe", {"subscriptions": [{"type": "pane.output_matched", "pane_id": "p",
+                                             "source": "recent", "match": {"type": "substring",
+                                                                           "value": "x" * 4097}}]},
+     "params.subscriptions[0].match.value: must be at most 4096"),
 ]  # fmt: skip
 
 

@@ -10,6 +10,9 @@ import pytest
 from herdr.runtime.events import (
     Event,
     EventBus,
+    Filter,
+    FilterEnded,
+    LineQueue,
     compile_match,
     compile_subscription,
 )
@@ -244,3 +247,125 @@ def test_waiter_fires_once_and_since_seq_sees_the_log() -> None:
     late: list[int] = []
     assert b.add_waiter({"event": "workspace_created"}, lambda e: late.append(e.seq), 1) is None
     assert late == [2]
+
+
+# --- byte bounds ------------------------------------------------------------------------
+
+
+def labelled(b: EventBus, n: int, size: int) -> Event:
+    return b.publish("workspace_renamed", {"workspace_id": f"w{n}", "label": "x" * size})
+
+
+def test_log_keeps_at_most_its_byte_budget_and_reports_the_gap() -> None:
+    b = bus(log_bytes=10_000)
+    events = [labelled(b, n, 1000) for n in range(1, 31)]  # ~1.1 kB encoded each
+    assert b.log_bytes <= 10_000
+    kept = list(b.logged_since(0))
+    assert kept == events[-len(kept) :]  # the newest, in order
+    assert 5 <= len(kept) < 10
+    oldest = kept[0].seq
+    assert b.oldest_seq == oldest
+    _, info = subscribe(b, {"type": "workspace.renamed"}, since_seq=oldest - 2)
+    assert info.gap is True
+    sub, info = subscribe(b, {"type": "workspace.renamed"}, since_seq=oldest - 1)
+    assert (info.gap, info.replayed) == (False, len(kept))
+    assert [d["seq"] for d in decode(b.drain(sub))] == [e.seq for e in kept]
+
+
+def test_log_bytes_follow_evictions_by_count_too() -> None:
+    b = bus(log_size=3)
+    for n in range(10):
+        labelled(b, n, 100)
+    assert b.log_bytes == sum(len(e.line) for e in b.logged_since(0))
+    assert len(list(b.logged_since(0))) == 3
+
+
+def test_an_event_larger_than_the_whole_budget_is_not_kept() -> None:
+    b = bus(log_bytes=500)
+    labelled(b, 1, 100)
+    labelled(b, 2, 1000)
+    assert list(b.logged_since(0)) == []
+    assert b.log_bytes == 0
+    _, info = subscribe(b, {"type": "workspace.renamed"}, since_seq=0)
+    assert info.gap is True
+
+
+def test_slow_subscriber_lags_by_bytes_like_by_count() -> None:
+    b = bus(queue_bytes=5_000)
+    sub, _ = subscribe(b, {"type": "workspace.renamed"})
+    for n in range(1, 21):
+        labelled(b, n, 1000)
+    assert sub.queue.nbytes <= 5_000
+    docs = decode(b.drain(sub))
+    kept = [d["seq"] for d in docs if d["event"] == "workspace_renamed"]
+    assert kept == list(range(1, len(kept) + 1)) and 2 <= len(kept) < 5
+    lag = docs[-1]
+    assert lag["event"] == "subscription_lagged"
+    assert lag["data"]["dropped"] == 20 - len(kept)
+    assert (lag["data"]["first_seq"], lag["data"]["last_seq"]) == (len(kept) + 1, 20)
+    assert sub.queue.nbytes == 0
+    labelled(b, 21, 10)  # drained: it flows again
+    assert [d["seq"] for d in decode(b.drain(sub))] == [21]
+
+
+def test_one_event_larger_than_the_queue_budget_still_reaches_an_idle_subscriber() -> None:
+    b = bus(queue_bytes=100)
+    sub, _ = subscribe(b, {"type": "workspace.renamed"})
+    labelled(b, 1, 1000)
+    labelled(b, 2, 1000)  # the queue is not empty now: this one is dropped
+    docs = decode(b.drain(sub))
+    assert [d["event"] for d in docs] == ["workspace_renamed", "subscription_lagged"]
+
+
+def test_line_queue_counts_its_bytes() -> None:
+    q = LineQueue()
+    q.append(b"abc")
+    q.extend(iter([b"de", b"f"]))
+    assert q.nbytes == 6
+    assert q.popleft() == b"abc"
+    assert q.nbytes == 3
+    q.clear()
+    assert (len(q), q.nbytes) == (0, 0)
+
+
+# --- a filter ending itself -------------------------------------------------------------
+
+
+class _GivesUp(Filter):
+    kinds = frozenset({"workspace_renamed"})
+
+    def __init__(self) -> None:
+        super().__init__({"type": "test.gives_up"})
+        self.calls = 0
+
+    def apply(self, event: Event) -> tuple[str, dict[str, Any]] | None:
+        self.calls += 1
+        raise FilterEnded("regex_timeout", "too slow")
+
+
+def test_a_filter_that_gives_up_ends_its_item_once_and_is_not_asked_again() -> None:
+    b = bus()
+    gives_up = _GivesUp()
+    sub, _ = b.subscribe([gives_up, compile_subscription({"type": "workspace.created"})])
+    labelled(b, 1, 1)
+    labelled(b, 2, 1)
+    ws_created(b, 3)
+    docs = decode(b.drain(sub))
+    assert [d["event"] for d in docs] == ["subscription_ended", "workspace_created"]
+    assert docs[0]["data"] == {
+        "type": "subscription_ended",
+        "subscription": {"type": "test.gives_up"},
+        "reason": "regex_timeout",
+        "pane_id": None,
+        "message": "too slow",
+    }
+    assert gives_up.calls == 1
+    assert not sub.finished  # its other item goes on
+
+
+def test_when_every_item_gave_up_the_stream_finishes() -> None:
+    b = bus()
+    sub, _ = b.subscribe([_GivesUp()])
+    labelled(b, 1, 1)
+    assert sub.finished
+    assert [d["data"]["reason"] for d in decode(b.drain(sub))] == ["regex_timeout"]

@@ -36,6 +36,13 @@ def line(doc: object) -> bytes:
             id="unknown-method",
         ),
         pytest.param(
+            {"id": "a2", "method": "x" * 1_000_000, "params": {}},
+            "a2",
+            "invalid_request",
+            "unknown method 'xxx",
+            id="unknown-method-megabyte",
+        ),
+        pytest.param(
             {"id": "b", "method": "workspace.move_block", "params": {}},
             "b",
             "invalid_request",
@@ -150,6 +157,7 @@ def test_error_envelopes(
     assert set(doc["error"]) == {"code", "message"}
     assert doc["error"]["code"] == code
     assert needle in doc["error"]["message"]
+    assert len(doc["error"]["message"]) < 2000  # nothing a client sent is echoed whole
 
 
 def test_unknown_fields_are_ignored(shared_server: ServerHandle) -> None:

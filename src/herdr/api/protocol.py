@@ -181,6 +181,9 @@ INTERNAL_ERROR: Final = "internal_error"
 PERMISSION_DENIED: Final = "permission_denied"  # the client runs as another user
 TOO_MANY_CONNECTIONS: Final = "too_many_connections"  # connection cap or fd reserve
 SERVER_UNTRUSTED: Final = "server_untrusted"  # client side: the server is another user's
+# Extension: a client's regex ran out of search time (``pane.wait_for_output``; a
+# ``pane.output_matched`` item ends with this reason instead).
+REGEX_TIMEOUT: Final = "regex_timeout"
 # CLI-local session commands (not sent over the socket).
 INVALID_SESSION_NAME: Final = "invalid_session_name"
 SESSION_STOP_FAILED: Final = "session_stop_failed"

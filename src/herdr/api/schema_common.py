@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from herdr.api.limits import MAX_LABEL_CHARS, MAX_PATH_CHARS, MAX_TEXT_CHARS
 from herdr.api.schema_types import (
     BOOLEAN,
     FLOAT,
@@ -33,6 +34,14 @@ from herdr.api.schema_types import (
 )
 
 OPT_STRING: Final = opt(nullable(STRING))
+
+# Strings a client hands the server to keep (see herdr.api.limits).
+LABEL: Final = string(max_length=MAX_LABEL_CHARS)
+TEXT: Final = string(max_length=MAX_TEXT_CHARS)
+PATH: Final = string(max_length=MAX_PATH_CHARS)
+OPT_LABEL: Final = opt(nullable(LABEL))
+OPT_TEXT: Final = opt(nullable(TEXT))
+OPT_PATH: Final = opt(nullable(PATH))
 
 # --- vocabulary -----------------------------------------------------------------------
 
@@ -158,8 +167,8 @@ RECORDS: Final[dict[str, Json]] = {
         {
             "pane": obj(
                 pane_id=OPT_STRING,
-                label=OPT_STRING,
-                cwd=OPT_STRING,
+                label=OPT_LABEL,
+                cwd=OPT_PATH,
                 command=opt(nullable(array(STRING))),
                 env=opt(string_map()),
             ),

@@ -119,10 +119,11 @@ _EVENT_DATA: Final[dict[str, Json]] = {
     protocol.SUBSCRIPTION_ENDED: describe(
         obj(
             subscription=OBJECT,
-            reason=enum("pane_closed", "server_stopping"),
+            reason=enum("pane_closed", "server_stopping", protocol.REGEX_TIMEOUT),
             pane_id=OPT_STRING,
+            message=OPT_STRING,
         ),
-        "herdr-python: a pane-scoped subscription ended",
+        "herdr-python: a subscription item ended (its pane closed, its regex was too slow)",
     ),
 }
 

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from typing import Final
 
-from herdr.api.schema_common import OPT_STRING
+from herdr.api.limits import MAX_PATTERN_CHARS
+from herdr.api.schema_common import (
+    LABEL,
+    OPT_LABEL,
+    OPT_PATH,
+    OPT_STRING,
+    OPT_TEXT,
+    TEXT,
+)
 from herdr.api.schema_types import (
     BOOLEAN,
     FLOAT,
@@ -28,6 +36,7 @@ from herdr.api.schema_types import (
     obj,
     opt,
     ref,
+    string,
     string_map,
     tagged,
 )
@@ -38,6 +47,7 @@ _FOCUS: Final = opt(BOOLEAN, default=False)
 _ENV: Final = opt(string_map())
 _SEQ: Final = opt(nullable(U64))
 _TTL: Final = opt(nullable(integer("uint64", minimum=1, maximum=86_400_000)))
+_PATTERN: Final = string(max_length=MAX_PATTERN_CHARS)
 
 
 def _target(key: str) -> Json:
@@ -75,12 +85,12 @@ _BASICS: Final[dict[str, Json]] = {
     "ToastHerdrPosition": enum("top-left", "top-right", "bottom-left", "bottom-right"),
     "NotificationShowSound": enum("none", "done", "request"),
     "NotificationShowParams": obj(
-        title=STRING,
-        body=OPT_STRING,
+        title=TEXT,
+        body=OPT_TEXT,
         position=opt(nullable(ref("ToastHerdrPosition"))),
         sound=opt(ref("NotificationShowSound")),
     ),
-    "ClientWindowTitleSetParams": obj(title=STRING),
+    "ClientWindowTitleSetParams": obj(title=TEXT),
     "IntegrationInstallParams": obj(target=ref("IntegrationTarget")),
     "IntegrationUninstallParams": obj(target=ref("IntegrationTarget")),
 }
@@ -88,41 +98,41 @@ _BASICS: Final[dict[str, Json]] = {
 # --- workspaces, worktrees, tabs ------------------------------------------------------
 
 _WORKSPACES: Final[dict[str, Json]] = {
-    "WorkspaceCreateParams": obj(cwd=OPT_STRING, label=OPT_STRING, env=_ENV, focus=_FOCUS),
-    "WorkspaceRenameParams": obj(workspace_id=STRING, label=STRING),
+    "WorkspaceCreateParams": obj(cwd=OPT_PATH, label=OPT_LABEL, env=_ENV, focus=_FOCUS),
+    "WorkspaceRenameParams": obj(workspace_id=STRING, label=LABEL),
     "WorkspaceMoveParams": obj(workspace_id=STRING, insert_index=USIZE),
     "WorkspaceMoveBlockParams": obj(workspace_ids=array(STRING), before_workspace_id=OPT_STRING),
     "WorkspaceReportMetadataParams": obj(
         workspace_id=STRING,
-        source=STRING,
-        tokens=string_map(nullable(STRING), max_keys=16),
+        source=LABEL,
+        tokens=string_map(nullable(TEXT), max_keys=16),
         seq=_SEQ,
         ttl_ms=_TTL,
     ),
     "WorktreeListParams": _optional("workspace_id", "cwd"),
     "WorktreeCreateParams": obj(
         workspace_id=OPT_STRING,
-        cwd=OPT_STRING,
+        cwd=OPT_PATH,
         branch=OPT_STRING,
         base=OPT_STRING,
-        path=OPT_STRING,
-        label=OPT_STRING,
+        path=OPT_PATH,
+        label=OPT_LABEL,
         focus=_FOCUS,
     ),
     "WorktreeOpenParams": obj(
         workspace_id=OPT_STRING,
-        cwd=OPT_STRING,
-        path=OPT_STRING,
+        cwd=OPT_PATH,
+        path=OPT_PATH,
         branch=OPT_STRING,
-        label=OPT_STRING,
+        label=OPT_LABEL,
         focus=_FOCUS,
     ),
     "WorktreeRemoveParams": obj(workspace_id=STRING, force=opt(BOOLEAN, default=False)),
     "TabCreateParams": obj(
-        workspace_id=OPT_STRING, cwd=OPT_STRING, label=OPT_STRING, env=_ENV, focus=_FOCUS
+        workspace_id=OPT_STRING, cwd=OPT_PATH, label=OPT_LABEL, env=_ENV, focus=_FOCUS
     ),
     "TabListParams": _optional("workspace_id"),
-    "TabRenameParams": obj(tab_id=STRING, label=STRING),
+    "TabRenameParams": obj(tab_id=STRING, label=LABEL),
     "TabMoveParams": obj(tab_id=STRING, insert_index=USIZE),
 }
 
@@ -133,9 +143,9 @@ _TOKEN_FIELD: Final = obj(token=STRING)
 _AGENTS: Final[dict[str, Json]] = {
     "AgentReadParams": _read(target=STRING),
     "AgentSendKeysParams": obj(target=STRING, keys=array(STRING)),
-    "AgentRenameParams": obj(target=STRING, name=OPT_STRING),
+    "AgentRenameParams": obj(target=STRING, name=OPT_LABEL),
     "AgentStartParams": obj(
-        name=STRING,
+        name=LABEL,
         kind=STRING,
         pane_id=STRING,
         args=opt(array(STRING)),
@@ -152,8 +162,8 @@ _AGENTS: Final[dict[str, Json]] = {
     ),
     # Agent views: one transient sidebar projection (filter + sort) per source.
     "AgentViewSetParams": obj(
-        source=STRING,
-        label=OPT_STRING,
+        source=LABEL,
+        label=OPT_LABEL,
         filter=opt(nullable(ref("AgentViewFilter"))),
         sort=opt(array(ref("AgentViewSort"))),
     ),
@@ -206,12 +216,12 @@ _PANES: Final[dict[str, Json]] = {
         target_pane_id=OPT_STRING,
         workspace_id=OPT_STRING,
         ratio=opt(nullable(FLOAT)),
-        cwd=OPT_STRING,
+        cwd=OPT_PATH,
         env=_ENV,
         right_click=opt(ref("PaneRightClickTarget"), default="herdr"),
         focus=_FOCUS,
     ),
-    "PaneRenameParams": obj(pane_id=STRING, label=OPT_STRING),
+    "PaneRenameParams": obj(pane_id=STRING, label=OPT_LABEL),
     "PaneInputSetParams": obj(pane_id=STRING, right_click=ref("PaneRightClickTarget")),
     "PaneZoomMode": enum("toggle", "on", "off"),
     "PaneZoomParams": obj(pane_id=OPT_STRING, mode=opt(ref("PaneZoomMode"), default="toggle")),
@@ -230,8 +240,8 @@ _PANES: Final[dict[str, Json]] = {
                 target_pane_id=OPT_STRING,
                 ratio=opt(nullable(FLOAT)),
             ),
-            "new_tab": obj(workspace_id=OPT_STRING, label=OPT_STRING),
-            "new_workspace": obj(label=OPT_STRING, tab_label=OPT_STRING),
+            "new_tab": obj(workspace_id=OPT_STRING, label=OPT_LABEL),
+            "new_workspace": obj(label=OPT_LABEL, tab_label=OPT_LABEL),
         },
     ),
     "PaneMoveParams": obj(pane_id=STRING, destination=ref("PaneMoveDestination"), focus=_FOCUS),
@@ -245,7 +255,7 @@ _PANES: Final[dict[str, Json]] = {
         root=ref("LayoutNode"),
         workspace_id=OPT_STRING,
         tab_id=OPT_STRING,
-        tab_label=OPT_STRING,
+        tab_label=OPT_LABEL,
         focus=_FOCUS,
     ),
     "LayoutSetSplitRatioParams": obj(
@@ -260,7 +270,7 @@ _IO: Final[dict[str, Json]] = {
     "PaneSendKeysParams": obj(pane_id=STRING, keys=array(STRING)),
     "PaneSendInputParams": obj(pane_id=STRING, text=opt(STRING), keys=opt(array(STRING))),
     "PaneReadParams": _read(pane_id=STRING),
-    "OutputMatch": tagged("type", {"substring": obj(value=STRING), "regex": obj(value=STRING)}),
+    "OutputMatch": tagged("type", {"substring": obj(value=_PATTERN), "regex": obj(value=_PATTERN)}),
     "PaneWaitForOutputParams": obj(
         pane_id=STRING,
         source=ref("ReadSource"),
@@ -293,40 +303,40 @@ _IO: Final[dict[str, Json]] = {
     "PaneAgentState": enum("idle", "working", "blocked", "unknown"),
     "PaneReportAgentParams": obj(
         pane_id=STRING,
-        source=STRING,
-        agent=STRING,
+        source=LABEL,
+        agent=LABEL,
         state=ref("PaneAgentState"),
-        message=OPT_STRING,
+        message=OPT_TEXT,
         seq=_SEQ,
-        agent_session_id=OPT_STRING,
-        agent_session_path=OPT_STRING,
+        agent_session_id=OPT_TEXT,
+        agent_session_path=OPT_PATH,
     ),
     "PaneReportAgentSessionParams": obj(
         pane_id=STRING,
-        source=STRING,
-        agent=STRING,
+        source=LABEL,
+        agent=LABEL,
         seq=_SEQ,
-        agent_session_id=OPT_STRING,
-        agent_session_path=OPT_STRING,
-        session_start_source=OPT_STRING,
+        agent_session_id=OPT_TEXT,
+        agent_session_path=OPT_PATH,
+        session_start_source=OPT_LABEL,
     ),
     "PaneReportMetadataParams": obj(
         pane_id=STRING,
-        source=STRING,
-        agent=OPT_STRING,
-        applies_to_source=OPT_STRING,
-        title=OPT_STRING,
+        source=LABEL,
+        agent=OPT_LABEL,
+        applies_to_source=OPT_LABEL,
+        title=OPT_TEXT,
         clear_title=opt(BOOLEAN, default=False),
-        display_agent=OPT_STRING,
+        display_agent=OPT_LABEL,
         clear_display_agent=opt(BOOLEAN, default=False),
-        state_labels=opt(string_map()),
+        state_labels=opt(string_map(TEXT)),
         clear_state_labels=opt(BOOLEAN, default=False),
-        tokens=opt(string_map(nullable(STRING), max_keys=16)),
+        tokens=opt(string_map(nullable(TEXT), max_keys=16)),
         seq=_SEQ,
         ttl_ms=_TTL,
     ),
-    "PaneReleaseAgentParams": obj(pane_id=STRING, source=STRING, agent=STRING, seq=_SEQ),
-    "PaneClearAgentAuthorityParams": obj(pane_id=STRING, source=OPT_STRING, seq=_SEQ),
+    "PaneReleaseAgentParams": obj(pane_id=STRING, source=LABEL, agent=LABEL, seq=_SEQ),
+    "PaneClearAgentAuthorityParams": obj(pane_id=STRING, source=OPT_LABEL, seq=_SEQ),
 }
 
 # --- events ---------------------------------------------------------------------------

@@ -51,8 +51,15 @@ USIZE: Final = integer("uint")
 I32: Final = integer("int32")
 
 
-def string(*, pattern: str | None = None) -> Json:
-    return {"type": "string"} if pattern is None else {"type": "string", "pattern": pattern}
+def string(*, pattern: str | None = None, max_length: int | None = None) -> Json:
+    """A string; ``max_length`` (code points, as JSON schema counts) is enforced by the
+    params validator."""
+    node: Json = {"type": "string"}
+    if pattern is not None:
+        node["pattern"] = pattern
+    if max_length is not None:
+        node["maxLength"] = max_length
+    return node
 
 
 def const(value: str) -> Json:

@@ -1,9 +1,9 @@
 """A small JSON-schema validator for request params, compiled once per definition.
 
 Only the subset the API schema uses (type, const, enum, properties/required,
-additionalProperties, items, oneOf/anyOf, $ref, minimum and integer formats). Errors
-name the offending field (``params.subscriptions[0].type: ...``) so a caller can fix
-the request without reading the schema. Unknown fields are ignored (§3.1).
+additionalProperties, items, oneOf/anyOf, $ref, minimum, maxLength and integer
+formats). Errors name the offending field (``params.subscriptions[0].type: ...``) so a
+caller can fix the request without reading the schema. Unknown fields are ignored (§3.1).
 """
 
 from __future__ import annotations
@@ -101,6 +101,8 @@ class Compiler:
             checks.append(_enum_check(tuple(node["enum"])))
         if "minimum" in node or "format" in node:
             checks.append(_range_check(node.get("minimum"), node.get("format")))
+        if "maxLength" in node:
+            checks.append(_length_check(int(node["maxLength"])))
         if "properties" in node or "required" in node:
             checks.append(self._object_check(node))
         if isinstance(node.get("additionalProperties"), Mapping):
@@ -255,6 +257,15 @@ def _range_check(minimum: float | None, fmt: str | None) -> Check:
             return f"{path}: must be >= {low}, got {value}"
         if high is not None and value > high:
             return f"{path}: must be <= {high}, got {value}"
+        return None
+
+    return check
+
+
+def _length_check(limit: int) -> Check:
+    def check(value: Any, path: str) -> str | None:
+        if isinstance(value, str) and len(value) > limit:
+            return f"{path}: must be at most {limit} characters, got {len(value)}"
         return None
 
     return check

@@ -27,6 +27,7 @@ from typing import Any, Literal, cast
 import orjson
 
 from herdr.api import peercred
+from herdr.api.limits import MAX_SIZE_CELLS
 from herdr.client import actions as a
 from herdr.client import copymode as cm
 from herdr.client.bindings import Bindings, help_entries, load_bindings
@@ -349,12 +350,13 @@ class App:
         self.cols, self.rows = self.host.size()
         view = self.build_view()
         area = pane_area(view)
+        size = (_cells(area.width, low=0), _cells(area.height, low=0))
         try:
-            await self.conn.attach({"cols": area.width, "rows": area.height})
+            await self.conn.attach({"cols": size[0], "rows": size[1]})
         except (OSError, ConnectionError, ValueError) as exc:
             self.exit_detail = str(exc)
             return "server_lost"
-        self.sent_area = (area.width, area.height)
+        self.sent_area = size
         os.set_blocking(self.fd_in, False)
         loop.add_reader(self.fd_in, self._on_stdin)
         loop.add_signal_handler(signal.SIGWINCH, self._on_winch)
@@ -510,7 +512,7 @@ class App:
                 }
             )
         area = pane_area(self.build_view())
-        size = (max(1, area.width), max(1, area.height))
+        size = (_cells(area.width), _cells(area.height))
         if size != self.sent_area:
             self.sent_area = size
             self.conn.send({"t": "resize", "cols": size[0], "rows": size[1]})
@@ -1330,3 +1332,8 @@ def _basename(path: Any) -> str:
     if not isinstance(path, str) or not path:
         return ""
     return os.path.basename(path.rstrip("/")) or path
+
+
+def _cells(count: int, *, low: int = 1) -> int:
+    """A size the server accepts (a larger terminal shows the area in its top-left)."""
+    return max(low, min(count, MAX_SIZE_CELLS))

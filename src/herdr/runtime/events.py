@@ -5,6 +5,11 @@ and drains its queue of already-encoded lines, so the bus can be tested with pla
 values and publishing never blocks on a slow client. Every logged event gets a
 monotonically increasing ``seq``; a reconnecting subscriber passes ``since_seq`` to
 replay what it missed (and is told when the log no longer reaches back that far).
+
+Memory is bounded by bytes as well as by count: the log drops its oldest events while
+their encoded lines exceed ``log_bytes``, and a subscriber whose queue would exceed
+``queue_bytes`` loses live events (counted, then reported as ``subscription_lagged``)
+exactly as it does beyond ``queue_limit`` lines.
 """
 
 from __future__ import annotations
@@ -20,7 +25,12 @@ Data = dict[str, Any]
 Encode = Callable[[dict[str, Any]], bytes]
 
 DEFAULT_LOG_SIZE = 4096
+# Encoded bytes (the decoded data kept beside each line takes a few times more): room
+# for the whole count of typical events (~0.5-2 kB), not for thousands of huge ones.
+DEFAULT_LOG_BYTES = 8 * 1024 * 1024
 DEFAULT_QUEUE_LIMIT = 1024
+# Per subscriber; a pane.output_matched line carries its read (up to 10000 lines).
+DEFAULT_QUEUE_BYTES = 4 * 1024 * 1024
 
 # High-rate kinds that are delivered live but never kept in the replay log, so output
 # bursts cannot push lifecycle history out of it.
@@ -41,7 +51,7 @@ class Event:
     seq: int
     kind: str
     data: Data
-    line: bytes = b""  # encoded envelope, filled once on first delivery
+    line: bytes = b""  # encoded envelope, filled once (when logged, or on first delivery)
     # Scratch space shared by every filter that sees this event during one fan-out
     # (see :meth:`memo`); dropped when the fan-out ends.
     _memo: dict[Any, Any] | None = field(default=None, init=False, repr=False, compare=False)
@@ -101,6 +111,16 @@ class Filter:
     def apply(self, event: Event) -> tuple[str, Data] | None:
         """The ``(kind, data)`` to push for ``event``, or ``None`` to skip it."""
         return None
+
+
+class FilterEnded(Exception):
+    """Raised by :meth:`Filter.apply` when its item can never push again (its regex ran
+    out of time): the bus ends that item with ``reason`` and offers it nothing more."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
 
 
 class LifecycleFilter(Filter):
@@ -208,18 +228,47 @@ class Waiter:
 # --- subscribers ------------------------------------------------------------------------
 
 
+class LineQueue(deque[bytes]):
+    """A deque of encoded lines that knows how many bytes it holds (``nbytes``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.nbytes = 0
+
+    def append(self, line: bytes) -> None:
+        super().append(line)
+        self.nbytes += len(line)
+
+    def extend(self, lines: Iterable[bytes]) -> None:
+        lines = list(lines)
+        super().extend(lines)
+        self.nbytes += sum(map(len, lines))
+
+    def popleft(self) -> bytes:
+        line = super().popleft()
+        self.nbytes -= len(line)
+        return line
+
+    def clear(self) -> None:
+        super().clear()
+        self.nbytes = 0
+
+
 @dataclass(eq=False)
 class Subscriber:
     """A live subscription: a bounded queue of encoded lines and a wake callback.
 
     ``filters`` is fixed at creation (a filter may end or follow a pane move, but never
-    stops being pane-scoped), so the kinds it hears are computed once.
+    stops being pane-scoped), so the kinds it hears are computed once. The queue holds
+    at most ``limit`` lines and ``byte_limit`` bytes of live events (one batch more when
+    it was empty, so a single large event still gets through).
     """
 
     filters: list[Filter]
     limit: int
+    byte_limit: int = DEFAULT_QUEUE_BYTES
     wake: Callable[[], None] = lambda: None
-    queue: deque[bytes] = field(default_factory=deque)
+    queue: LineQueue = field(default_factory=LineQueue)
     dropped: int = 0
     first_dropped: int = 0
     last_dropped: int = 0
@@ -239,6 +288,13 @@ class Subscriber:
     def kinds(self) -> set[str]:
         return set(self.heard)
 
+    def would_overflow(self, lines: list[bytes]) -> bool:
+        """Whether queueing ``lines`` (and a lag marker) breaks a limit."""
+        queue = self.queue
+        if len(queue) + len(lines) + 1 > self.limit:
+            return True
+        return bool(queue.nbytes) and queue.nbytes + sum(map(len, lines)) > self.byte_limit
+
 
 @dataclass(frozen=True, slots=True)
 class ReplayInfo:
@@ -249,20 +305,27 @@ class ReplayInfo:
 
 
 class EventBus:
-    """Sequences events, keeps the last ``log_size``, fans out to subscribers and waits."""
+    """Sequences events, keeps the last ``log_size`` (at most ``log_bytes`` encoded), fans
+    out to subscribers and waits."""
 
     def __init__(
         self,
         encode: Encode,
         *,
         log_size: int = DEFAULT_LOG_SIZE,
+        log_bytes: int = DEFAULT_LOG_BYTES,
         queue_limit: int = DEFAULT_QUEUE_LIMIT,
+        queue_bytes: int = DEFAULT_QUEUE_BYTES,
     ) -> None:
         self._encode = encode
-        self._log: deque[Event] = deque(maxlen=log_size)
+        self._log: deque[Event] = deque()
+        self._log_size = log_size
+        self._log_byte_limit = log_bytes
+        self._log_bytes = 0
         self._evicted_upto = 0
         self._seq = 0
         self._queue_limit = queue_limit
+        self._queue_bytes = queue_bytes
         self._subscribers: list[Subscriber] = []
         self._waiters: list[Waiter] = []
         self._interest: Counter[str] = Counter()
@@ -287,12 +350,29 @@ class EventBus:
         self._seq += 1
         event = Event(self._seq, kind, data)
         if kind not in VOLATILE_KINDS:
-            if self._log.maxlen is not None and len(self._log) == self._log.maxlen:
-                self._evicted_upto = self._log[0].seq
-            self._log.append(event)
+            self._remember(event)
         if self._interest[kind] > 0:
             self._deliver(event)
         return event
+
+    def _remember(self, event: Event) -> None:
+        """Log ``event``, dropping the oldest while over the count or the byte budget.
+
+        The event is encoded here, once (delivery reuses the line): its length is what
+        the event weighs in the log.
+        """
+        log = self._log
+        log.append(event)
+        self._log_bytes += len(self._line(event))
+        while log and (len(log) > self._log_size or self._log_bytes > self._log_byte_limit):
+            oldest = log.popleft()
+            self._log_bytes -= len(oldest.line)
+            self._evicted_upto = oldest.seq
+
+    @property
+    def log_bytes(self) -> int:
+        """Encoded bytes of the events in the replay log."""
+        return self._log_bytes
 
     def _line(self, event: Event) -> bytes:
         if not event.line:
@@ -324,6 +404,7 @@ class EventBus:
         kind = event.kind
         pane_id = event.data.get("pane_id")
         lines: list[bytes] = []
+        ends: list[bytes] = []
         for f in sub.by_kind.get(kind, ()):
             if f.ended:
                 continue
@@ -332,11 +413,17 @@ class EventBus:
                 continue
             if f.pane_id is not None and f.pane_id != pane_id:
                 continue  # another pane's event: a pane-scoped filter would skip it
-            out = f.apply(event)
+            try:
+                out = f.apply(event)
+            except FilterEnded as end:
+                f.ended = True
+                ends.append(self.ended_line(f, end.reason, end.message))
+                continue
             if out is not None:
                 lines.append(self._applied_line(event, out[0], out[1]))
-        ends = self._track_pane(sub, event) if sub.scoped and kind in _PANE_TRACKING else []
-        if lines and live and len(sub.queue) + len(lines) + 1 > sub.limit:
+        if sub.scoped and kind in _PANE_TRACKING:
+            ends.extend(self._track_pane(sub, event))
+        if lines and live and sub.would_overflow(lines):
             if not sub.dropped:
                 sub.first_dropped = event.seq
             sub.dropped += 1
@@ -405,19 +492,16 @@ class EventBus:
                     f.pane_id = str(new_id) if new_id else f.pane_id
         return lines
 
-    def ended_line(self, f: Filter, reason: str) -> bytes:
-        return self._encode(
-            protocol.event_envelope(
-                protocol.SUBSCRIPTION_ENDED,
-                {
-                    "type": protocol.SUBSCRIPTION_ENDED,
-                    "subscription": f.item,
-                    "reason": reason,
-                    "pane_id": f.pane_id,
-                },
-                None,
-            )
-        )
+    def ended_line(self, f: Filter, reason: str, message: str | None = None) -> bytes:
+        data: Data = {
+            "type": protocol.SUBSCRIPTION_ENDED,
+            "subscription": f.item,
+            "reason": reason,
+            "pane_id": f.pane_id,
+        }
+        if message is not None:
+            data["message"] = message
+        return self._encode(protocol.event_envelope(protocol.SUBSCRIPTION_ENDED, data, None))
 
     # -- subscriptions -----------------------------------------------------------------
 
@@ -425,7 +509,7 @@ class EventBus:
         self, filters: list[Filter], since_seq: int | None = None
     ) -> tuple[Subscriber, ReplayInfo]:
         """Register a subscriber; with ``since_seq``, queue matching logged events first."""
-        sub = Subscriber(filters=filters, limit=self._queue_limit)
+        sub = Subscriber(filters=filters, limit=self._queue_limit, byte_limit=self._queue_bytes)
         replayed = 0
         gap = False
         if since_seq is not None:

@@ -22,6 +22,12 @@ go through the normal public methods on separate connections.
 
 Sizes: the most recently active client (attach, input, resize) decides the session
 area; after the last client leaves, the PTYs keep their last size (herdr-spec §1.1).
+A size is at most :data:`~herdr.api.limits.MAX_SIZE_CELLS` each way: ``client.attach``
+refuses more (``invalid_params``); a ``resize`` line, which has no answer, is clamped.
+
+Memory per client is bounded: its input lines by :data:`MAX_CLIENT_LINE`, its output by
+one frame, since a frame is written only after the previous one left (``drain``) and
+an immediate push only into an empty write buffer.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from herdr.api import protocol
+from herdr.api.limits import MAX_SIZE_CELLS
 from herdr.runtime import model as m
 from herdr.runtime.events import Filter
 from herdr.runtime.layout import Rect
@@ -52,6 +59,7 @@ MAX_FPS = 60
 FRAME_S = 1.0 / MAX_FPS
 STATE_REFRESH_S = 1.0  # titles and cwds change without events: re-check this often
 MAX_CLIENT_LINE = 4 * 1024 * 1024
+_MAX_SCROLL = 1_000_000  # rows per scroll message: past any scrollback
 _RESET = "\x1b[0m"
 _QUIET_KINDS = frozenset({"pane_output_changed", protocol.PANE_SCROLL_CHANGED})
 
@@ -339,8 +347,8 @@ class AttachRegistry:
     def new_client(self, conn: Connection, params: dict[str, Any]) -> AttachedClient:
         client = AttachedClient(f"client_{self._next_id}", conn)
         self._next_id += 1
-        client.cols = _int(params.get("cols"), 0)
-        client.rows = _int(params.get("rows"), 0)
+        client.cols = _int(params.get("cols"), 0, high=MAX_SIZE_CELLS)
+        client.rows = _int(params.get("rows"), 0, high=MAX_SIZE_CELLS)
         client.workspace_id = _str(params.get("workspace_id"))
         client.tab_id = _str(params.get("tab_id"))
         self.clients[client.client_id] = client
@@ -519,7 +527,7 @@ class AttachRegistry:
             self.touch(client)
         elif kind == "scroll":
             term = self._input_terminal(client, _str(msg.get("pane_id")))
-            delta = _int(msg.get("delta"), 0)
+            delta = _int(msg.get("delta"), 0, low=-_MAX_SCROLL, high=_MAX_SCROLL)
             if term is not None and delta and not term.emulator.closed:
                 if delta > 0 and term.emulator.scroll_offset <= delta:
                     term.emulator.scroll_to_bottom()
@@ -527,8 +535,8 @@ class AttachRegistry:
                     term.emulator.scroll_viewport(delta)
                 self._invalidate(term)
         elif kind == "resize":
-            client.cols = max(1, _int(msg.get("cols"), client.cols))
-            client.rows = max(1, _int(msg.get("rows"), client.rows))
+            client.cols = _int(msg.get("cols"), client.cols, low=1, high=MAX_SIZE_CELLS)
+            client.rows = _int(msg.get("rows"), client.rows, low=1, high=MAX_SIZE_CELLS)
             self.touch(client)
             client.wake.set()
         elif kind == "view":
@@ -729,10 +737,10 @@ async def _read_client(registry: AttachRegistry, client: AttachedClient) -> None
         client.wake.set()
 
 
-def _int(value: Any, default: int) -> int:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return min(value, 10_000)
-    return default
+def _int(value: Any, default: int, *, low: int = 0, high: int) -> int:
+    """``value`` clamped to ``low..high``; ``default`` (also clamped) when not an integer."""
+    number = value if isinstance(value, int) and not isinstance(value, bool) else default
+    return max(low, min(number, high))
 
 
 def _str(value: Any) -> str | None:

@@ -80,8 +80,9 @@ class Dispatcher:
         if method is None:
             if method_name in self._known:
                 message = f"method {method_name} is not supported by this server yet"
-            else:
-                message = f"unknown method {method_name!r}"
+            else:  # cut short: a megabyte method name is not echoed back whole
+                shown = method_name if len(method_name) <= 80 else method_name[:77] + "..."
+                message = f"unknown method {shown!r}"
             return _error_line(request_id, protocol.INVALID_REQUEST, message)
         if "params" not in request:
             return _error_line(request_id, protocol.INVALID_REQUEST, "params is required")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from herdr.api import protocol
+from herdr.api.limits import MAX_SIZE_CELLS
 from herdr.server.attach import serve_client
 from herdr.server.core import ApiError, Call, Result
 
@@ -12,13 +13,19 @@ ATTACH_METHOD = "client.attach"
 
 
 def attach_precheck(params: dict[str, Any]) -> None:
+    """Sizes are 1..MAX_SIZE_CELLS, or 0 for "not known yet" (the area stays as it is)."""
     for name in ("cols", "rows"):
         value = params.get(name)
         if value is None:
             continue
-        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 10_000:
+        if (
+            not isinstance(value, int)
+            or isinstance(value, bool)
+            or not 0 <= value <= MAX_SIZE_CELLS
+        ):
             raise ApiError(
-                protocol.INVALID_PARAMS, f"params.{name}: expected an integer in 0..10000"
+                protocol.INVALID_PARAMS,
+                f"params.{name}: expected an integer in 0..{MAX_SIZE_CELLS}",
             )
     for name in ("workspace_id", "tab_id"):
         value = params.get(name)

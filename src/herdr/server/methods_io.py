@@ -2,7 +2,10 @@
 
 ``pane.wait_for_output`` checks the text that is already there first, then sleeps
 until the pane produces output (no polling loop) and re-checks at most every
-``RECHECK_S``, so a chatty pane cannot turn a wait into a busy loop.
+``RECHECK_S``, so a chatty pane cannot turn a wait into a busy loop. A client regex is
+searched with time limits (:mod:`herdr.runtime.line_match`): one that runs out fails
+its wait with ``regex_timeout`` and ends its ``pane.output_matched`` item, so no
+client ever waits on another's pattern for long.
 """
 
 from __future__ import annotations
@@ -10,12 +13,13 @@ from __future__ import annotations
 import asyncio
 import time
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from herdr.api import protocol
 from herdr.runtime import model as m
-from herdr.runtime.events import Event, Filter
+from herdr.runtime.events import Event, Filter, FilterEnded
+from herdr.runtime.line_match import InvalidPattern, LineMatcher, MatchTimeout
 from herdr.server.core import ApiError, Call, Result
 from herdr.server.keys import InvalidKey, encode_keys, paste
 from herdr.server.panes import PaneHost, Terminal
@@ -25,8 +29,6 @@ from herdr.terminal.pty import PtyClosed, PtyWriteOverflow
 DEFAULT_LINES = views.DEFAULT_RECENT_LINES
 MAX_LINES = 10_000
 RECHECK_S = 0.02
-
-Matcher = Callable[[str], bool]
 
 
 def _terminal(host: PaneHost, loc: m.PaneLoc) -> Terminal:
@@ -138,23 +140,22 @@ def pane_read(call: Call) -> Result:
 # --- waiting for output -----------------------------------------------------------------
 
 
-def compile_matcher(match: Mapping[str, Any]) -> Matcher:
+def compile_matcher(match: Mapping[str, Any]) -> LineMatcher:
     """``substring``: literal within one line; ``regex``: Rust syntax, per line."""
     value = str(match["value"])
-    if match["type"] == "substring":
-        return lambda line: value in line
-    from herdr.detect.manifest.dialect import compile_rust_regex
-
     try:
-        pattern = compile_rust_regex(value)
-    except Exception as exc:  # RegexSyntaxError, RegexUnsupportedError, regex.error
-        raise ApiError(protocol.INVALID_REGEX, f"invalid regex {value!r}: {exc}") from None
-    return lambda line: pattern.search(line) is not None
+        return LineMatcher(str(match["type"]), value)
+    except InvalidPattern as exc:
+        raise ApiError(protocol.INVALID_REGEX, f"invalid regex {_shown(value)}: {exc}") from None
 
 
-def matcher_key(match: Mapping[str, Any]) -> tuple[str, str]:
-    """Matchers with equal keys accept the same lines (so their results can be shared)."""
-    return str(match["type"]), str(match["value"])
+def _shown(value: str) -> str:
+    """``value`` quoted for a message, cut short (patterns may be kilobytes long)."""
+    return repr(value) if len(value) <= 80 else repr(value[:77]) + "..."
+
+
+def _timeout_message(matcher: LineMatcher, pane_id: str, exc: MatchTimeout) -> str:
+    return f"regex {_shown(matcher.value)} is too slow to search in {pane_id}: {exc.reason}"
 
 
 class _RevisionCache:
@@ -165,7 +166,8 @@ class _RevisionCache:
     def __init__(self, revision: int) -> None:
         self.revision = revision
         self.texts: dict[tuple[str, int | None], str] = {}
-        self.matches: dict[tuple[str, int | None, tuple[str, str]], str | None] = {}
+        self.matches: dict[tuple[str, int | None, tuple[str, str]], str | MatchTimeout | None]
+        self.matches = {}
 
 
 # Per terminal, valid for one revision: every output_matched subscriber and waiter on a
@@ -199,24 +201,29 @@ def _search_text(term: Terminal, source: str, lines: int | None) -> str:
     return text
 
 
-def find_match(term: Terminal, source: str, lines: int | None, matcher: Matcher) -> str | None:
-    for line in _search_text(term, source, lines).splitlines():
-        if matcher(line):
-            return line
-    return None
+def find_match(term: Terminal, source: str, lines: int | None, matcher: LineMatcher) -> str | None:
+    """The first matching line; raises :class:`MatchTimeout` for a too slow regex."""
+    return matcher.first_match(_search_text(term, source, lines))
 
 
 def find_match_shared(
-    term: Terminal, source: str, lines: int | None, key: tuple[str, str], matcher: Matcher
+    term: Terminal, source: str, lines: int | None, matcher: LineMatcher
 ) -> str | None:
-    """``find_match``, computed once per revision for every matcher with ``key``."""
+    """``find_match``, computed once per revision for every matcher with the same key
+    (a timeout too: every subscriber with that pattern ends, after one search)."""
     matches = _revision_cache(term).matches
-    cache_key = (_search_source(source), lines, key)
+    cache_key = (_search_source(source), lines, matcher.key)
     if cache_key in matches:
-        return matches[cache_key]
-    line = find_match(term, source, lines, matcher)
-    matches[cache_key] = line
-    return line
+        found = matches[cache_key]
+    else:
+        try:
+            found = find_match(term, source, lines, matcher)
+        except MatchTimeout as exc:
+            found = exc
+        matches[cache_key] = found
+    if isinstance(found, MatchTimeout):
+        raise found
+    return found
 
 
 def _match_read(loc: m.PaneLoc, term: Terminal, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -252,6 +259,19 @@ async def pane_wait_for_output(call: Call) -> Result | None:
     loc = host.session.pane(p["pane_id"])
     term = _terminal(host, loc)
     matcher = compile_matcher(p["match"])
+    try:
+        return await _wait_for_output(call, loc, term, matcher)
+    except MatchTimeout as exc:
+        raise ApiError(
+            protocol.REGEX_TIMEOUT, _timeout_message(matcher, loc.pane_id, exc)
+        ) from None
+
+
+async def _wait_for_output(
+    call: Call, loc: m.PaneLoc, term: Terminal, matcher: LineMatcher
+) -> Result | None:
+    host = call.core.panes
+    p = call.params
     source, lines = p["source"], p.get("lines")
     line = find_match(term, source, lines, matcher)
     if line is not None:
@@ -343,10 +363,9 @@ class OutputMatchFilter(Filter):
         self.matcher = compile_matcher(item["match"])
         self.source: str = str(item["source"])
         self.lines: int | None = item.get("lines")
-        self.matcher_key = matcher_key(item["match"])
         # Everything but the pane (which follows moves) that decides what a check finds
         # and pushes; filters with equal specs share one check per output change.
-        self.spec = (host, self.source, self.lines, self.matcher_key, _wants_ansi(item))
+        self.spec = (host, self.source, self.lines, self.matcher.key, _wants_ansi(item))
         self.last: str | None = None
 
     def _target(self, memo: dict[Any, Any]) -> tuple[m.PaneLoc, str, Terminal] | None:
@@ -368,10 +387,11 @@ class OutputMatchFilter(Filter):
         if target is None:
             return None
         loc, pane_id, term = target
-        line = find_match_shared(term, self.source, self.lines, self.matcher_key, self.matcher)
+        line = find_match_shared(term, self.source, self.lines, self.matcher)
         return _Check(line, loc, pane_id, term, self.item)
 
     def apply(self, event: Event) -> tuple[str, dict[str, Any]] | None:
+        """Raises :class:`FilterEnded` (``regex_timeout``) once the regex is too slow."""
         if event.data.get("pane_id") != self.pane_id:
             return None
         memo = event.memo()
@@ -379,7 +399,11 @@ class OutputMatchFilter(Filter):
         if key in memo:
             check: _Check | None = memo[key]
         else:
-            check = memo[key] = self._check(memo)
+            try:
+                check = memo[key] = self._check(memo)
+            except MatchTimeout as exc:
+                message = _timeout_message(self.matcher, self.pane_id, exc)
+                raise FilterEnded(protocol.REGEX_TIMEOUT, message) from None
         if check is None:
             return None
         line = check.line

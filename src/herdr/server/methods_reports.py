@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from herdr.api.limits import MAX_TEXT_CHARS
 from herdr.persist import session_refs
 from herdr.runtime import agent_state as ast
 from herdr.runtime import metadata as md
@@ -150,8 +151,8 @@ def metadata_precheck(params: dict[str, Any]) -> None:
             md.normalize_ttl(ttl)
         tokens = params.get("tokens")
         if isinstance(tokens, dict) and all(
-            isinstance(v, str) or v is None for v in tokens.values()
-        ):
+            v is None or (isinstance(v, str) and len(v) <= MAX_TEXT_CHARS) for v in tokens.values()
+        ):  # an over-long value is the schema's invalid_params, without sanitising it first
             md.normalize_tokens(tokens)
     except md.ReportError as exc:
         raise ApiError(exc.code, exc.message) from None
