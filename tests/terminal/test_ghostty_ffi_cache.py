@@ -20,6 +20,10 @@ from pathlib import Path
 import pytest
 
 NOBODY = 65534
+WRITABLE = "writable by group or others"
+NOT_OURS = f"not owned by uid {os.geteuid()}"
+FOREIGN_FILE = f"(owner uid {NOBODY}, mode -rw-------): {NOT_OURS}"
+FOREIGN_DIR = f"(owner uid {NOBODY}, mode drwx------): {NOT_OURS}"
 PROBE = (
     "import json\n"
     "from herdr.terminal.emulator import FFI_MODE, Emulator\n"
@@ -154,11 +158,15 @@ def _plant_fifo(cache: Cache) -> Path:
 @pytest.mark.parametrize(
     ("plant", "reason"),
     [
-        pytest.param(_plant_foreign_file, "owner uid 65534", marks=needs_root, id="owned-by-65534"),
-        pytest.param(_plant_group_writable_file, "-rw--w----", id="group-writable-file"),
-        pytest.param(_plant_other_writable_file, "-rw-----w-", id="other-writable-file"),
-        pytest.param(_plant_symlink, "is a symlink", id="symlink-to-module"),
-        pytest.param(_plant_fifo, "is not a regular file", id="fifo"),
+        pytest.param(_plant_foreign_file, FOREIGN_FILE, marks=needs_root, id="owned-by-65534"),
+        pytest.param(
+            _plant_group_writable_file, "-rw--w----): " + WRITABLE, id="group-writable-file"
+        ),
+        pytest.param(
+            _plant_other_writable_file, "-rw-----w-): " + WRITABLE, id="other-writable-file"
+        ),
+        pytest.param(_plant_symlink, "lrwxrwxrwx): a symlink", id="symlink-to-module"),
+        pytest.param(_plant_fifo, "prw-------): not a regular file", id="fifo"),
     ],
 )
 def test_untrusted_module_is_not_executed_and_replaced(
@@ -168,7 +176,7 @@ def test_untrusted_module_is_not_executed_and_replaced(
     run = cache.run()
     assert_works(run)
     assert not cache.marker.exists()
-    assert f"not executing {path}" in run.stderr
+    assert f"refusing to execute the FFI cache file {path} (" in run.stderr
     assert reason in run.stderr
     # Our own directory: the entry was replaced (never followed) by a fresh private file.
     st = os.lstat(cache.module)
@@ -176,7 +184,7 @@ def test_untrusted_module_is_not_executed_and_replaced(
     assert cache.module.read_bytes() == cache.source
     again = cache.run()
     assert_works(again)
-    assert "not executing" not in again.stderr
+    assert "refusing" not in again.stderr
 
 
 def test_symlink_target_is_left_alone(cache: Cache) -> None:
@@ -223,10 +231,14 @@ def _ffi_dir_symlink(cache: Cache) -> Prepared:
 @pytest.mark.parametrize(
     ("prepare", "reason"),
     [
-        pytest.param(_ffi_dir_group_writable, "drwxrwx---", id="ffi-dir-group-writable"),
-        pytest.param(_herdr_dir_other_writable, "drwxr-xrwx", id="herdr-dir-other-writable"),
-        pytest.param(_ffi_dir_foreign, "owner uid 65534", marks=needs_root, id="ffi-dir-65534"),
-        pytest.param(_ffi_dir_symlink, "is a symlink", id="ffi-dir-symlink"),
+        pytest.param(
+            _ffi_dir_group_writable, "drwxrwx---): " + WRITABLE, id="ffi-dir-group-writable"
+        ),
+        pytest.param(
+            _herdr_dir_other_writable, "drwxr-xrwx): " + WRITABLE, id="herdr-dir-other-writable"
+        ),
+        pytest.param(_ffi_dir_foreign, FOREIGN_DIR, marks=needs_root, id="ffi-dir-65534"),
+        pytest.param(_ffi_dir_symlink, "lrwxrwxrwx): a symlink", id="ffi-dir-symlink"),
     ],
 )
 def test_untrusted_cache_dir_is_not_used(
@@ -236,7 +248,7 @@ def test_untrusted_cache_dir_is_not_used(
     run = cache.run()
     assert_works(run)  # from a private copy
     assert not cache.marker.exists()
-    assert f"not using the FFI cache: {directory}" in run.stderr
+    assert f"not using the FFI cache directory {directory} (" in run.stderr
     assert reason in run.stderr
     assert planted.read_bytes() == cache.planted()  # nothing written into it either
     assert [p.name for p in planted.parent.iterdir()] == [cache.name]

@@ -133,7 +133,7 @@ def _cached_ffi(cdef: str, name: str, env: Mapping[str, str]) -> Any:
     try:
         dir_fd = owned_cache.open_private_dir(cache_base(env), CACHE_PARTS)
     except owned_cache.Untrusted as exc:
-        _log.warning("not using the FFI cache: %s; using a private copy", exc)
+        _log.warning("not using the FFI cache directory %s; using a private copy", exc)
         return _private_ffi(cdef, name)
     except OSError as exc:  # a read-only home, a file in the way: nothing to fear
         _log.info("FFI cache unavailable (%s); using a private copy", exc)
@@ -142,7 +142,7 @@ def _cached_ffi(cdef: str, name: str, env: Mapping[str, str]) -> Any:
         try:
             source = owned_cache.read_private_file(dir_fd, filename, path)
         except owned_cache.Untrusted as exc:
-            _log.warning("not executing %s; replacing it with a fresh copy", exc)
+            _log.warning("refusing to execute the FFI cache file %s; replacing it", exc)
             source = None
         if source is not None:
             try:

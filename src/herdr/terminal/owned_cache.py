@@ -36,21 +36,21 @@ def describe(path: Path | str, st: os.stat_result) -> str:
 def problem(st: os.stat_result, *, directory: bool) -> str | None:
     """Why an entry with this ``lstat``/``fstat`` result is not ours alone, or None."""
     if stat.S_ISLNK(st.st_mode):
-        return "is a symlink"
+        return "a symlink"
     if directory and not stat.S_ISDIR(st.st_mode):
-        return "is not a directory"
+        return "not a directory"
     if not directory and not stat.S_ISREG(st.st_mode):
-        return "is not a regular file"
+        return "not a regular file"
     if st.st_uid != os.geteuid():
-        return f"is not owned by uid {os.geteuid()}"
+        return f"not owned by uid {os.geteuid()}"
     if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        return "is writable by group or others"
+        return "writable by group or others"
     return None
 
 
 def _refuse(path: Path, st: os.stat_result, directory: bool) -> Untrusted:
     reason = problem(st, directory=directory) or "changed while it was checked"
-    return Untrusted(f"{describe(path, st)} {reason}")
+    return Untrusted(f"{describe(path, st)}: {reason}")
 
 
 def _checked(fd: int, path: Path, *, directory: bool) -> int:
