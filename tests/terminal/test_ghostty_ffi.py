@@ -36,11 +36,17 @@ def test_damaged_cache_file_is_rewritten(tmp_path: Path) -> None:
     _usable(ffi, lib)
 
 
-def test_unusable_cache_falls_back_to_pyghostty(tmp_path: Path) -> None:
+def test_unusable_cache_still_gives_the_fast_handle(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("", encoding="utf-8")
     ffi, lib, how = ghostty_ffi.load({"XDG_CACHE_HOME": str(blocker)})  # mkdir fails
-    assert how == "in-line"
+    assert how == "out-of-line"  # generated into a private temp dir for this process
+    _usable(ffi, lib)
+    assert blocker.read_text(encoding="utf-8") == ""
+
+
+def test_pyghostty_handle_is_the_fallback() -> None:
+    ffi, lib = ghostty_ffi.in_line()
     _usable(ffi, lib)
 
 

@@ -9,6 +9,11 @@ Python module; loading that module parses nothing. We generate it once per
 (pyghostty header, cffi, Python) combination into the user's cache directory, load the
 same shared library pyghostty ships, and fall back to pyghostty's own handle if
 anything about the cache does not work. Only :mod:`herdr.terminal.emulator` uses this.
+
+That module is code the server executes, so it is run only from bytes read through a
+descriptor whose file, and every directory from ``herdr/`` down to it, is ours alone
+(:mod:`herdr.terminal.owned_cache`). Anything else is not executed: we warn, naming
+the path, owner and mode, and generate a private copy for this process instead.
 """
 
 from __future__ import annotations
@@ -17,12 +22,18 @@ import contextlib
 import hashlib
 import importlib.util
 import io
+import logging
 import os
 import sys
 import tempfile
+import types
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from herdr.terminal import owned_cache
+
+_log = logging.getLogger(__name__)
 
 # Layout-identical struct twins of tagged unions passed by value (ABI-mode cffi cannot
 # pass a union): same call ABI on x86-64 SysV and AAPCS64 (see pyghostty._ffi).
@@ -68,9 +79,16 @@ def library_path(package: Path, env: Mapping[str, str]) -> str:
     raise OSError(f"libghostty-vt not found in {package / '_lib'}")
 
 
-def cache_dir(env: Mapping[str, str]) -> Path:
+CACHE_PARTS = ("herdr", "ffi")
+
+
+def cache_base(env: Mapping[str, str]) -> Path:
     base = env.get("XDG_CACHE_HOME") or os.path.join(env.get("HOME") or "~", ".cache")
-    return Path(os.path.expanduser(base)) / "herdr" / "ffi"
+    return Path(os.path.expanduser(base))
+
+
+def cache_dir(env: Mapping[str, str]) -> Path:
+    return cache_base(env).joinpath(*CACHE_PARTS)
 
 
 def module_name(cdef: str) -> str:
@@ -80,33 +98,63 @@ def module_name(cdef: str) -> str:
     return "_herdr_ghostty_" + hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
-def _generate(cdef: str, name: str, target: Path) -> None:
-    """Write the out-of-line module atomically (a racing process writes the same bytes)."""
+def generate_source(cdef: str, name: str) -> bytes:
+    """The out-of-line module's source, emitted into a private (0700) temp dir."""
     from cffi import FFI
 
     builder = FFI()
     builder.cdef(cdef)
     builder.cdef(TWINS)
     builder.set_source(name, None)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{name}.", suffix=".tmp")
-    os.close(fd)
-    try:
+    with tempfile.TemporaryDirectory(prefix="herdr-ffi-") as private:
+        target = os.path.join(private, f"{name}.py")
         with contextlib.redirect_stdout(io.StringIO()):  # cffi says "generating …"
-            builder.emit_python_code(tmp)
-        os.replace(tmp, target)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+            builder.emit_python_code(target)
+        with open(target, "rb") as stream:
+            return stream.read()
 
 
-def _load_module(name: str, path: Path) -> Any:
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+def _exec_module(name: str, source: bytes, origin: str) -> Any:
+    """Run the module from the bytes we checked (no path is opened again, no .pyc)."""
+    module = types.ModuleType(name)
+    module.__file__ = origin
+    exec(compile(source, origin, "exec", dont_inherit=True), module.__dict__)
     return module.ffi
+
+
+def _private_ffi(cdef: str, name: str) -> Any:
+    return _exec_module(name, generate_source(cdef, name), f"<private {name}>")
+
+
+def _cached_ffi(cdef: str, name: str, env: Mapping[str, str]) -> Any:
+    """The module from the cache when it is ours alone, else a fresh private copy."""
+    filename = f"{name}.py"
+    path = cache_dir(env) / filename
+    try:
+        dir_fd = owned_cache.open_private_dir(cache_base(env), CACHE_PARTS)
+    except owned_cache.Untrusted as exc:
+        _log.warning("not using the FFI cache directory %s; using a private copy", exc)
+        return _private_ffi(cdef, name)
+    except OSError as exc:  # a read-only home, a file in the way: nothing to fear
+        _log.info("FFI cache unavailable (%s); using a private copy", exc)
+        return _private_ffi(cdef, name)
+    try:
+        try:
+            source = owned_cache.read_private_file(dir_fd, filename, path)
+        except owned_cache.Untrusted as exc:
+            _log.warning("refusing to execute the FFI cache file %s; replacing it", exc)
+            source = None
+        if source is not None:
+            try:
+                return _exec_module(name, source, str(path))
+            except Exception:  # a damaged cache file (ours): write it again
+                _log.info("FFI cache file %s is damaged; writing it again", path)
+        source = generate_source(cdef, name)
+        with contextlib.suppress(OSError):  # still usable from memory if the write fails
+            owned_cache.install_file(dir_fd, filename, source)
+        return _exec_module(name, source, str(path))
+    finally:
+        os.close(dir_fd)
 
 
 def _check_twins(ffi: Any) -> None:
@@ -119,15 +167,7 @@ def out_of_line(env: Mapping[str, str]) -> tuple[Any, Any]:
     """``(ffi, lib)`` from the cached out-of-line module, generating it if needed."""
     package = _package_dir()
     cdef = _header(package)
-    name = module_name(cdef)
-    path = cache_dir(env) / f"{name}.py"
-    if not path.exists():
-        _generate(cdef, name, path)
-    try:
-        ffi = _load_module(name, path)
-    except Exception:  # a damaged cache file: write it again, once
-        _generate(cdef, name, path)
-        ffi = _load_module(name, path)
+    ffi = _cached_ffi(cdef, module_name(cdef), env)
     _check_twins(ffi)
     return ffi, ffi.dlopen(library_path(package, env))
 
