@@ -23,12 +23,20 @@ STOP_WAIT_S = 5.0
 
 
 def run_server(args: argparse.Namespace) -> int:
-    from herdr.server.app import run, server_info
+    from herdr.config.safe_paths import UnsafePathError
+    from herdr.server.claim import claim_dirs, server_info
 
     try:
         info = server_info(os.environ, getattr(args, "session", None))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    try:
+        claim_dirs(os.environ, info)  # before the emulator loads its cached FFI module
+    except (UnsafePathError, OSError) as exc:
+        print(f"herdr: {exc}", file=sys.stderr)
+        return 1
+    from herdr.server.app import run
+
     return run(info, os.environ)
 
 

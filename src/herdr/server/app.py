@@ -17,8 +17,9 @@ from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 from herdr.api import protocol
-from herdr.config import paths, safe_paths, server_settings
+from herdr.config import safe_paths, server_settings
 from herdr.server import limits, logs, socketfile
+from herdr.server.claim import claim_dirs
 from herdr.server.core import ServerCore, ServerInfo
 from herdr.server.dispatch import Dispatcher
 from herdr.server.methods import build_table
@@ -30,36 +31,6 @@ from herdr.server.transport import Listener
 log = logging.getLogger("herdr.server")
 
 Setup = Callable[[ServerCore], Any]
-
-
-def server_info(env: Mapping[str, str], session_flag: str | None) -> ServerInfo:
-    """Where a server for this environment lives (raises ValueError on a bad name)."""
-    session = paths.active_session(env, session_flag)
-    return ServerInfo(
-        socket_path=paths.active_socket_path(env, session_flag),
-        session=session,
-        data_dir=paths.session_data_dir(env, session),
-        state_dir=paths.session_state_dir(env, session),
-    )
-
-
-def claim_dirs(env: Mapping[str, str], info: ServerInfo) -> None:
-    """Create or check every directory the server uses; raises ``UnsafePathError``.
-
-    Config/data, state and cache trees are private (ours, 0700, tightened if wider);
-    a socket directory outside them is the user's choice and may be a sticky ``/tmp``.
-    """
-    safe_paths.ensure_private_tree(str(paths.config_dir(env)), str(info.data_dir))
-    safe_paths.ensure_private_tree(str(paths.state_dir(env)), str(info.state_dir))
-    safe_paths.ensure_private_dir(str(paths.cache_dir(env)))
-    socket_dir = info.socket_path.parent
-    private_roots = (info.data_dir, paths.config_dir(env), info.state_dir)
-    if socket_dir in private_roots:
-        return
-    if os.path.lexists(socket_dir):
-        safe_paths.check_shared_dir(str(socket_dir))
-    else:
-        safe_paths.ensure_private_dir(str(socket_dir))
 
 
 def run(info: ServerInfo, env: Mapping[str, str], setup: Setup | None = None) -> int:
