@@ -284,10 +284,11 @@ def test_split_type_detach_and_reattach(tui: Tui) -> None:
     tui.wait_text("HERDR-EXIT=0")
     assert "[detached from session default]" in tui.screen()
     assert tui.pane_flag("#{alternate_on}") == "0"
-    # everything still runs: reattach in a new outer terminal and see both panes
-    tui.tmux("kill-session", "-t", "main")
-    tui.sessions.clear()
+    # everything still runs: reattach in a new outer terminal and see both panes (opened
+    # before the old one is killed: killing tmux's last session races its server's exit)
     tui.open("again")
+    tui.tmux("kill-session", "-t", "main")
+    tui.sessions.remove("main")
     screen = tui.wait_for(lambda s: "rightside" in s and "p2" in s, "again", "no reattach")
     assert len(tui.snapshot()["panes"]) == 2
 
