@@ -464,3 +464,40 @@ def test_throttle_logs_first_then_counts() -> None:
     throttle = Throttle(interval=5.0)
     # log now, two suppressed within 5 s, then log again saying two went unlogged
     assert [throttle.ready(t) for t in (100.0, 101.0, 102.0, 106.0)] == [0, None, None, 2]
+
+
+def test_tui_connection_waits_out_a_full_backlog(herdr_env: HerdrEnv) -> None:
+    """The TUI's command connection (on uvloop, as the client runs) retries EAGAIN too."""
+    import uvloop
+
+    from herdr.client.app import Connection
+
+    server = herdr_env.start_server()
+    outcome: list[object] = []
+    tid: list[int] = []
+
+    def call() -> None:
+        tid.append(threading.get_native_id())
+        try:
+            conn = Connection(str(server.socket_path))
+            outcome.append(uvloop.run(conn.call("ping", {})))
+        except Exception as exc:  # reported below
+            outcome.append(exc)
+
+    with full_backlog(server) as fillers:
+        thread = threading.Thread(target=call)
+        thread.start()
+        # the loop's first step is the connect; a later wait in epoll is its backoff
+        wait_until(lambda: tid and (_in_epoll(tid[0]) or not thread.is_alive()))
+        for sock in fillers:
+            sock.close()
+    thread.join(60)
+    assert len(outcome) == 1 and isinstance(outcome[0], dict), outcome
+    assert outcome[0]["result"]["type"] == "pong"
+
+
+def _in_epoll(tid: int) -> bool:
+    try:
+        return "epoll" in Path(f"/proc/self/task/{tid}/wchan").read_text()
+    except OSError:
+        return False

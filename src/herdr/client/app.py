@@ -19,10 +19,10 @@ import json
 import os
 import signal
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypeVar, cast
 
 import orjson
 
@@ -188,6 +188,21 @@ class UntrustedServer(ConnectionError):
     """The socket is served by another user (neither us nor root); nothing was sent."""
 
 
+_T = TypeVar("_T")
+BUSY_RETRY_DELAYS_S = (0.005, 0.01, 0.02, 0.04, 0.08, 0.12, 0.16, 0.2, 0.2, 0.2)
+
+
+async def retry_busy(connect: Callable[[], Awaitable[_T]]) -> _T:
+    """Retry a connect that found the server's listen backlog full (EAGAIN) for ~1 s,
+    as the CLI does, instead of failing an attach or a command under a request flood."""
+    for delay in BUSY_RETRY_DELAYS_S:
+        try:
+            return await connect()
+        except BlockingIOError:
+            await asyncio.sleep(delay)
+    return await connect()
+
+
 def check_server(sock: peercred.SockOpt, path: str) -> None:
     uid = peercred.untrusted_server_uid(sock)
     if uid is not None:
@@ -207,18 +222,19 @@ class Connection:
 
     async def attach(self, params: dict[str, Any]) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
-        transport, self.stream = await loop.create_unix_connection(
-            _StreamProtocol, self.socket_path
+        transport, stream = await retry_busy(
+            lambda: loop.create_unix_connection(_StreamProtocol, self.socket_path)
         )
+        self.stream = stream
         try:
             check_server(transport.get_extra_info("socket"), self.socket_path)
         except BaseException:
             transport.abort()
             raise
         self.send({"id": "tui:attach", "method": "client.attach", "params": params})
-        line = await self.stream.first
+        line = await stream.first
         if not line:
-            raise ConnectionError(self.stream.lost or "the server closed the connection")
+            raise ConnectionError(stream.lost or "the server closed the connection")
         doc: dict[str, Any] = json.loads(line)
         if "error" in doc:
             err = doc["error"]
@@ -247,7 +263,9 @@ class Connection:
     async def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """One public request on its own connection; returns the envelope."""
         self._seq += 1
-        reader, writer = await asyncio.open_unix_connection(self.socket_path, limit=READ_LIMIT)
+        reader, writer = await retry_busy(
+            lambda: asyncio.open_unix_connection(self.socket_path, limit=READ_LIMIT)
+        )
         try:
             check_server(writer.get_extra_info("socket"), self.socket_path)
             request = {"id": f"tui:{self._seq}", "method": method, "params": params}
