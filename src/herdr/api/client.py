@@ -29,7 +29,7 @@ from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from herdr import PROTOCOL_VERSION
+from herdr import PROTOCOL_VERSION, vocab
 from herdr.api import peercred
 
 if TYPE_CHECKING:
@@ -56,13 +56,11 @@ _DEFAULT_TIMEOUT = -1.0  # sentinel: use the client's timeout
 _RETRY_DELAYS_S = (0.005, 0.01, 0.02, 0.04, 0.08, 0.12, 0.16, 0.2, 0.2, 0.2)
 
 
-class HerdrError(Exception):
+class HerdrError(vocab.HerdrError):
     """An error answer from the server (``code`` is the spec's error code)."""
 
     def __init__(self, code: str, message: str, request_id: str = "") -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+        super().__init__(code, message)
         self.request_id = request_id
 
 

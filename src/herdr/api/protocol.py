@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from herdr import PROTOCOL_VERSION
+from herdr.vocab import ErrorCode
 
 __all__ = ["PROTOCOL_VERSION"]
 
@@ -127,74 +128,66 @@ HELD_METHODS: Final = frozenset(
 )
 
 # --- error codes (§3.6) ----------------------------------------------------------------
+# Spelled once in herdr.vocab.ErrorCode; the plain-string names stay for the handlers.
 
-INVALID_REQUEST: Final = "invalid_request"
-INVALID_PARAMS: Final = "invalid_params"
-WORKSPACE_NOT_FOUND: Final = "workspace_not_found"
-TAB_NOT_FOUND: Final = "tab_not_found"
-PANE_NOT_FOUND: Final = "pane_not_found"
-TARGET_PANE_NOT_FOUND: Final = "target_pane_not_found"
-LAYOUT_NOT_FOUND: Final = "layout_not_found"
-SPLIT_NOT_FOUND: Final = "split_not_found"
-WORKTREE_NOT_FOUND: Final = "worktree_not_found"
-AGENT_NOT_FOUND: Final = "agent_not_found"
-AGENT_TARGET_AMBIGUOUS: Final = "agent_target_ambiguous"
-AGENT_NOT_RUNNING: Final = "agent_not_running"
-AGENT_BLOCKED: Final = "agent_blocked"
-AGENT_PROMPT_STALLED: Final = "agent_prompt_stalled"
-AGENT_NOT_READY: Final = "agent_not_ready"
-AGENT_NOT_IDLE: Final = "agent_not_idle"
-INVALID_AGENT_NAME: Final = "invalid_agent_name"
-AGENT_NAME_TAKEN: Final = "agent_name_taken"
-UNSUPPORTED_AGENT_KIND: Final = "unsupported_agent_kind"
-INVALID_AGENT_TIMEOUT: Final = "invalid_agent_timeout"
-INVALID_AGENT_ARGUMENT: Final = "invalid_agent_argument"
-AGENT_PANE_NOT_FOUND: Final = "agent_pane_not_found"
-AGENT_PANE_BUSY: Final = "agent_pane_busy"
-AGENT_PANE_UNAVAILABLE: Final = "agent_pane_unavailable"
-AGENT_LAUNCH_PENDING: Final = "agent_launch_pending"
-AGENT_START_INPUT_FAILED: Final = "agent_start_input_failed"
-TIMEOUT: Final = "timeout"
-INVALID_KEY: Final = "invalid_key"
-INVALID_REGEX: Final = "invalid_regex"
-INVALID_RATIO: Final = "invalid_ratio"
-INVALID_ENV: Final = "invalid_env"
-INVALID_LAYOUT: Final = "invalid_layout"
-INVALID_TARGET: Final = "invalid_target"
-INVALID_STATE_LABEL: Final = "invalid_state_label"
-CONFIRMATION_REQUIRED: Final = "confirmation_required"
-FEATURE_DISABLED: Final = "feature_disabled"
-STREAM_CONFLICT: Final = "stream_conflict"
-POPUP_NOT_OPEN: Final = "popup_not_open"
-UI_BUSY: Final = "ui_busy"
-PLUGIN_NOT_FOUND: Final = "plugin_not_found"
-PLUGIN_DISABLED: Final = "plugin_disabled"
-PLATFORM_UNSUPPORTED: Final = "platform_unsupported"
-PLUGIN_ACTION_NOT_FOUND: Final = "plugin_action_not_found"
-AMBIGUOUS_PLUGIN_ACTION: Final = "ambiguous_plugin_action"
-UNSUPPORTED_EVENT_WAIT_MATCH: Final = "unsupported_event_wait_match"
-SERVER_NOT_RUNNING: Final = "server_not_running"
-PROTOCOL_MISMATCH: Final = "protocol_mismatch"
-INTERNAL_ERROR: Final = "internal_error"
-# herdr for Python extensions (not in §3.6): refusals that come before any request is
-# read (answered with ``"id": null``), and a client's refusal of a foreign server.
-PERMISSION_DENIED: Final = "permission_denied"  # the client runs as another user
-TOO_MANY_CONNECTIONS: Final = "too_many_connections"  # connection cap or fd reserve
-SERVER_UNTRUSTED: Final = "server_untrusted"  # client side: the server is another user's
-# Extension: a client's regex ran out of search time (``pane.wait_for_output``; a
-# ``pane.output_matched`` item ends with this reason instead).
-REGEX_TIMEOUT: Final = "regex_timeout"
-# CLI-local session commands (not sent over the socket).
-INVALID_SESSION_NAME: Final = "invalid_session_name"
-SESSION_STOP_FAILED: Final = "session_stop_failed"
-SESSION_DELETE_FAILED: Final = "session_delete_failed"
+INVALID_REQUEST: Final = ErrorCode.INVALID_REQUEST.value
+INVALID_PARAMS: Final = ErrorCode.INVALID_PARAMS.value
+WORKSPACE_NOT_FOUND: Final = ErrorCode.WORKSPACE_NOT_FOUND.value
+TAB_NOT_FOUND: Final = ErrorCode.TAB_NOT_FOUND.value
+PANE_NOT_FOUND: Final = ErrorCode.PANE_NOT_FOUND.value
+TARGET_PANE_NOT_FOUND: Final = ErrorCode.TARGET_PANE_NOT_FOUND.value
+LAYOUT_NOT_FOUND: Final = ErrorCode.LAYOUT_NOT_FOUND.value
+SPLIT_NOT_FOUND: Final = ErrorCode.SPLIT_NOT_FOUND.value
+WORKTREE_NOT_FOUND: Final = ErrorCode.WORKTREE_NOT_FOUND.value
+AGENT_NOT_FOUND: Final = ErrorCode.AGENT_NOT_FOUND.value
+AGENT_TARGET_AMBIGUOUS: Final = ErrorCode.AGENT_TARGET_AMBIGUOUS.value
+AGENT_NOT_RUNNING: Final = ErrorCode.AGENT_NOT_RUNNING.value
+AGENT_BLOCKED: Final = ErrorCode.AGENT_BLOCKED.value
+AGENT_PROMPT_STALLED: Final = ErrorCode.AGENT_PROMPT_STALLED.value
+AGENT_NOT_READY: Final = ErrorCode.AGENT_NOT_READY.value
+AGENT_NOT_IDLE: Final = ErrorCode.AGENT_NOT_IDLE.value
+INVALID_AGENT_NAME: Final = ErrorCode.INVALID_AGENT_NAME.value
+AGENT_NAME_TAKEN: Final = ErrorCode.AGENT_NAME_TAKEN.value
+UNSUPPORTED_AGENT_KIND: Final = ErrorCode.UNSUPPORTED_AGENT_KIND.value
+INVALID_AGENT_TIMEOUT: Final = ErrorCode.INVALID_AGENT_TIMEOUT.value
+INVALID_AGENT_ARGUMENT: Final = ErrorCode.INVALID_AGENT_ARGUMENT.value
+AGENT_PANE_NOT_FOUND: Final = ErrorCode.AGENT_PANE_NOT_FOUND.value
+AGENT_PANE_BUSY: Final = ErrorCode.AGENT_PANE_BUSY.value
+AGENT_PANE_UNAVAILABLE: Final = ErrorCode.AGENT_PANE_UNAVAILABLE.value
+AGENT_LAUNCH_PENDING: Final = ErrorCode.AGENT_LAUNCH_PENDING.value
+AGENT_START_INPUT_FAILED: Final = ErrorCode.AGENT_START_INPUT_FAILED.value
+TIMEOUT: Final = ErrorCode.TIMEOUT.value
+INVALID_KEY: Final = ErrorCode.INVALID_KEY.value
+INVALID_REGEX: Final = ErrorCode.INVALID_REGEX.value
+INVALID_RATIO: Final = ErrorCode.INVALID_RATIO.value
+INVALID_ENV: Final = ErrorCode.INVALID_ENV.value
+INVALID_LAYOUT: Final = ErrorCode.INVALID_LAYOUT.value
+INVALID_TARGET: Final = ErrorCode.INVALID_TARGET.value
+INVALID_STATE_LABEL: Final = ErrorCode.INVALID_STATE_LABEL.value
+CONFIRMATION_REQUIRED: Final = ErrorCode.CONFIRMATION_REQUIRED.value
+FEATURE_DISABLED: Final = ErrorCode.FEATURE_DISABLED.value
+STREAM_CONFLICT: Final = ErrorCode.STREAM_CONFLICT.value
+POPUP_NOT_OPEN: Final = ErrorCode.POPUP_NOT_OPEN.value
+UI_BUSY: Final = ErrorCode.UI_BUSY.value
+PLUGIN_NOT_FOUND: Final = ErrorCode.PLUGIN_NOT_FOUND.value
+PLUGIN_DISABLED: Final = ErrorCode.PLUGIN_DISABLED.value
+PLATFORM_UNSUPPORTED: Final = ErrorCode.PLATFORM_UNSUPPORTED.value
+PLUGIN_ACTION_NOT_FOUND: Final = ErrorCode.PLUGIN_ACTION_NOT_FOUND.value
+AMBIGUOUS_PLUGIN_ACTION: Final = ErrorCode.AMBIGUOUS_PLUGIN_ACTION.value
+UNSUPPORTED_EVENT_WAIT_MATCH: Final = ErrorCode.UNSUPPORTED_EVENT_WAIT_MATCH.value
+SERVER_NOT_RUNNING: Final = ErrorCode.SERVER_NOT_RUNNING.value
+PROTOCOL_MISMATCH: Final = ErrorCode.PROTOCOL_MISMATCH.value
+INTERNAL_ERROR: Final = ErrorCode.INTERNAL_ERROR.value
+PERMISSION_DENIED: Final = ErrorCode.PERMISSION_DENIED.value
+TOO_MANY_CONNECTIONS: Final = ErrorCode.TOO_MANY_CONNECTIONS.value
+SERVER_UNTRUSTED: Final = ErrorCode.SERVER_UNTRUSTED.value
+REGEX_TIMEOUT: Final = ErrorCode.REGEX_TIMEOUT.value
+INVALID_SESSION_NAME: Final = ErrorCode.INVALID_SESSION_NAME.value
+SESSION_STOP_FAILED: Final = ErrorCode.SESSION_STOP_FAILED.value
+SESSION_DELETE_FAILED: Final = ErrorCode.SESSION_DELETE_FAILED.value
 
-ERROR_CODES: Final = frozenset(
-    value
-    for name, value in dict(globals()).items()
-    if name.isupper() and isinstance(value, str) and name not in {"SCHEMA_VERSION"}
-)
-"""Every fixed code above; families such as ``invalid_metadata_*`` and ``*_failed`` add more."""
+ERROR_CODES: Final = frozenset(code.value for code in ErrorCode)
+"""Every fixed code; families such as ``invalid_metadata_*`` and ``*_failed`` add more."""
 
 # --- events (§3.5) ---------------------------------------------------------------------
 

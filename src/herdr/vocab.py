@@ -1,0 +1,116 @@
+"""The words every layer shares: agent statuses, error codes, and the one error type.
+
+The bottom layer: it imports nothing of herdr, so the pure modules, the server, the SDK
+and the client agree on spelling without importing each other. Values are the wire
+strings of the spec (§3.6 codes, §9 statuses); ``StrEnum`` members compare equal to
+those strings, so records and JSON stay plain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import StrEnum
+
+
+class AgentStatus(StrEnum):
+    """A pane's public agent status (``done`` = finished while nobody was looking)."""
+
+    IDLE = "idle"
+    WORKING = "working"
+    BLOCKED = "blocked"
+    DONE = "done"
+    UNKNOWN = "unknown"
+
+
+# What a detector or a hook can report: ``done`` is derived (idle + not seen), never told.
+REPORTABLE_STATES: tuple[str, ...] = ("idle", "working", "blocked", "unknown")
+STATUS_WORDS: tuple[str, ...] = tuple(status.value for status in AgentStatus)
+
+# Rollup priority (spec §9.8): the pane that needs a human most speaks for its tab.
+_PRIORITY = {"blocked": 4, "done": 3, "working": 2, "idle": 1, "unknown": 0}
+
+
+def rollup(statuses: Iterable[str | None]) -> AgentStatus:
+    """Tab/workspace status: blocked > done > working > idle > unknown; ``None`` (a pane
+    without an agent) counts for nothing; no agents at all → unknown."""
+    best = "unknown"
+    for status in statuses:
+        if status is not None and _PRIORITY[status] > _PRIORITY[best]:
+            best = status
+    return AgentStatus(best)
+
+
+class ErrorCode(StrEnum):
+    """Every fixed error code (spec §3.6, then our additive extensions).
+
+    Families such as ``invalid_metadata_*`` and ``*_failed`` are built from a prefix.
+    """
+
+    INVALID_REQUEST = "invalid_request"
+    INVALID_PARAMS = "invalid_params"
+    WORKSPACE_NOT_FOUND = "workspace_not_found"
+    TAB_NOT_FOUND = "tab_not_found"
+    PANE_NOT_FOUND = "pane_not_found"
+    TARGET_PANE_NOT_FOUND = "target_pane_not_found"
+    LAYOUT_NOT_FOUND = "layout_not_found"
+    SPLIT_NOT_FOUND = "split_not_found"
+    WORKTREE_NOT_FOUND = "worktree_not_found"
+    AGENT_NOT_FOUND = "agent_not_found"
+    AGENT_TARGET_AMBIGUOUS = "agent_target_ambiguous"
+    AGENT_NOT_RUNNING = "agent_not_running"
+    AGENT_BLOCKED = "agent_blocked"
+    AGENT_PROMPT_STALLED = "agent_prompt_stalled"
+    AGENT_NOT_READY = "agent_not_ready"
+    AGENT_NOT_IDLE = "agent_not_idle"
+    INVALID_AGENT_NAME = "invalid_agent_name"
+    AGENT_NAME_TAKEN = "agent_name_taken"
+    UNSUPPORTED_AGENT_KIND = "unsupported_agent_kind"
+    INVALID_AGENT_TIMEOUT = "invalid_agent_timeout"
+    INVALID_AGENT_ARGUMENT = "invalid_agent_argument"
+    AGENT_PANE_NOT_FOUND = "agent_pane_not_found"
+    AGENT_PANE_BUSY = "agent_pane_busy"
+    AGENT_PANE_UNAVAILABLE = "agent_pane_unavailable"
+    AGENT_LAUNCH_PENDING = "agent_launch_pending"
+    AGENT_START_INPUT_FAILED = "agent_start_input_failed"
+    TIMEOUT = "timeout"
+    INVALID_KEY = "invalid_key"
+    INVALID_REGEX = "invalid_regex"
+    INVALID_RATIO = "invalid_ratio"
+    INVALID_ENV = "invalid_env"
+    INVALID_LAYOUT = "invalid_layout"
+    INVALID_TARGET = "invalid_target"
+    INVALID_STATE_LABEL = "invalid_state_label"
+    CONFIRMATION_REQUIRED = "confirmation_required"
+    FEATURE_DISABLED = "feature_disabled"
+    STREAM_CONFLICT = "stream_conflict"
+    POPUP_NOT_OPEN = "popup_not_open"
+    UI_BUSY = "ui_busy"
+    PLUGIN_NOT_FOUND = "plugin_not_found"
+    PLUGIN_DISABLED = "plugin_disabled"
+    PLATFORM_UNSUPPORTED = "platform_unsupported"
+    PLUGIN_ACTION_NOT_FOUND = "plugin_action_not_found"
+    AMBIGUOUS_PLUGIN_ACTION = "ambiguous_plugin_action"
+    UNSUPPORTED_EVENT_WAIT_MATCH = "unsupported_event_wait_match"
+    SERVER_NOT_RUNNING = "server_not_running"
+    PROTOCOL_MISMATCH = "protocol_mismatch"
+    INTERNAL_ERROR = "internal_error"
+    # herdr for Python extensions (additive): refusals before a request is read, a
+    # client's refusal of a foreign server, a client regex out of search time.
+    PERMISSION_DENIED = "permission_denied"  # the client runs as another user
+    TOO_MANY_CONNECTIONS = "too_many_connections"  # connection cap or fd reserve
+    SERVER_UNTRUSTED = "server_untrusted"  # client side: the server is another user's
+    REGEX_TIMEOUT = "regex_timeout"
+    # CLI-local session commands (never sent over the socket).
+    INVALID_SESSION_NAME = "invalid_session_name"
+    SESSION_STOP_FAILED = "session_stop_failed"
+    SESSION_DELETE_FAILED = "session_delete_failed"
+
+
+class HerdrError(Exception):
+    """A failure with a specific error code; every domain error subclasses it, so the
+    dispatcher turns any of them into ``{"error": {"code", "message"}}`` in one place."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = str(code)
+        self.message = message
