@@ -99,7 +99,7 @@ def default_socket_path(session: str | None = None) -> Path:
     """``session`` > ``$HERDR_SOCKET_PATH`` > ``$HERDR_SESSION`` > default, like the CLI."""
     from herdr.config.paths import active_socket_path
 
-    return active_socket_path(os.environ, session)
+    return Path(active_socket_path(os.environ, session))
 
 
 def _request_line(rid: str, method: str, params: Mapping[str, Any]) -> bytes:

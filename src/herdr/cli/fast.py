@@ -65,7 +65,7 @@ def parse(argv: Sequence[str]) -> tuple[str, dict[str, Any], str | None] | None:
         return None
     session = values.get(SESSION_FLAG)
     if session is not None:
-        from herdr.cli.envpaths import active_session
+        from herdr.config.paths import active_session
 
         try:
             active_session(os.environ, session)

@@ -15,10 +15,9 @@ import subprocess
 import sys
 import time
 
-from herdr.cli import envpaths
 from herdr.cli.main import CliError, UsageError
 from herdr.cli.transport import RequestFailed, check_protocol, is_live, request
-from herdr.config import safe_paths
+from herdr.config import paths, safe_paths
 
 START_TIMEOUT_S = 15.0
 
@@ -42,9 +41,9 @@ _SPAWN = (
 
 def start_server(session: str | None, env: dict[str, str]) -> str:
     """Start a detached ``herdr server`` for ``session``; returns its launch log path."""
-    state_dir = envpaths.session_state_dir(env, session)
+    state_dir = paths.session_state_dir(env, session)
     try:
-        safe_paths.ensure_private_tree(envpaths.session_state_dir(env, None), state_dir)
+        safe_paths.ensure_private_tree(paths.session_state_dir(env, None), state_dir)
         log_fd = safe_paths.open_private_append(os.path.join(state_dir, "launch.log"))
     except (safe_paths.UnsafePathError, OSError) as exc:
         raise CliError(f"cannot start the server: {exc}") from None
@@ -121,7 +120,7 @@ def _allow_nested() -> bool:
     import tomllib
 
     try:
-        with open(envpaths.config_file(os.environ), "rb") as fh:
+        with open(paths.config_file(os.environ), "rb") as fh:
             doc = tomllib.load(fh)
     except (OSError, ValueError):
         return False
@@ -131,13 +130,13 @@ def _allow_nested() -> bool:
 
 def run_tui(args: argparse.Namespace) -> int:
     try:
-        session = envpaths.active_session(os.environ, _session_flag(args))
+        session = paths.active_session(os.environ, _session_flag(args))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if _session_flag(args) is None and os.environ.get("HERDR_SOCKET_PATH"):
         path = os.environ["HERDR_SOCKET_PATH"]
     else:
-        path = os.path.join(envpaths.session_dir(os.environ, session), envpaths.SOCKET_NAME)
+        path = os.path.join(paths.session_data_dir(os.environ, session), paths.SOCKET_NAME)
     if not (os.isatty(0) and os.isatty(1)):
         raise CliError("the TUI needs a terminal on stdin and stdout")
     if os.environ.get("HERDR_ENV") == "1" and not _allow_nested():
@@ -155,15 +154,15 @@ def run_tui(args: argparse.Namespace) -> int:
 
     from herdr.client.app import App, load_ui_settings
 
-    settings = load_ui_settings(Path(envpaths.config_file(os.environ)))
-    label = session or envpaths.DEFAULT_SESSION
+    settings = load_ui_settings(Path(paths.config_file(os.environ)))
+    label = session or paths.DEFAULT_SESSION
     app = App(path, settings=settings, session_label=label)
     try:
         reason = app.run()
     except Exception as exc:  # the terminal is already restored (App.run's finally)
         import traceback
 
-        state_dir = envpaths.session_state_dir(os.environ, session)
+        state_dir = paths.session_state_dir(os.environ, session)
         crash_log = os.path.join(state_dir, "client-crash.log")
         with (
             contextlib.suppress(OSError, safe_paths.UnsafePathError),

@@ -39,7 +39,7 @@ def _lazy(module: str, func: str) -> Handler:
 
 
 def _config_path_hint() -> str:
-    from herdr.cli.envpaths import config_file
+    from herdr.config.paths import config_file
 
     return config_file(os.environ)
 
@@ -296,7 +296,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     session = getattr(args, "session", None)
     if session is not None:
-        from herdr.cli.envpaths import active_session
+        from herdr.config.paths import active_session
 
         try:
             active_session(os.environ, session)

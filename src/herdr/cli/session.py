@@ -8,8 +8,8 @@ from __future__ import annotations
 import argparse
 import os
 
-from herdr.cli import envpaths
 from herdr.cli.transport import RequestFailed, fail, is_live, print_json
+from herdr.config import paths
 
 TYPE_CHECKING = False  # keep typing off the CLI path
 if TYPE_CHECKING:
@@ -26,10 +26,10 @@ def _running(socket_path: str) -> bool:
 
 def _info(name: str | None) -> dict[str, Any]:
     env = os.environ
-    session_dir = envpaths.session_dir(env, name)
-    socket_path = os.path.join(session_dir, envpaths.SOCKET_NAME)
+    session_dir = paths.session_data_dir(env, name)
+    socket_path = os.path.join(session_dir, paths.SOCKET_NAME)
     return {
-        "name": name or envpaths.DEFAULT_SESSION,
+        "name": name or paths.DEFAULT_SESSION,
         "default": name is None,
         "running": _running(socket_path),
         "socket_path": socket_path,
@@ -39,7 +39,7 @@ def _info(name: str | None) -> dict[str, Any]:
 
 def list_sessions() -> list[dict[str, Any]]:
     """The default session first, then named ones (directories) sorted by name."""
-    root = envpaths.sessions_root(os.environ)
+    root = paths.sessions_root(os.environ)
     try:
         entries = os.listdir(root)
     except OSError:
@@ -47,17 +47,17 @@ def list_sessions() -> list[dict[str, Any]]:
     names = sorted(
         name
         for name in entries
-        if name != envpaths.DEFAULT_SESSION
-        and envpaths.is_valid_session_name(name)
+        if name != paths.DEFAULT_SESSION
+        and paths.is_valid_session_name(name)
         and os.path.isdir(os.path.join(root, name))
     )
     return [_info(None), *(_info(name) for name in names)]
 
 
 def _target(name: str) -> str | None:
-    if name == envpaths.DEFAULT_SESSION:
+    if name == paths.DEFAULT_SESSION:
         return None
-    if not envpaths.is_valid_session_name(name):
+    if not paths.is_valid_session_name(name):
         fail(
             "invalid_session_name",
             f"invalid session name {name!r}: use 1-64 of A-Z a-z 0-9 . _ - (not . or ..)",
@@ -108,7 +108,7 @@ def run_stop(args: argparse.Namespace) -> int:
 def run_delete(args: argparse.Namespace) -> int:
     import shutil
 
-    if args.name == envpaths.DEFAULT_SESSION:
+    if args.name == paths.DEFAULT_SESSION:
         fail("session_delete_failed", "deleting the default session is not supported")
     name = _target(args.name)
     assert name is not None
@@ -121,7 +121,7 @@ def run_delete(args: argparse.Namespace) -> int:
         pass
     except OSError as exc:
         fail("session_delete_failed", f"cannot delete session {name}: {exc}")
-    shutil.rmtree(envpaths.session_state_dir(os.environ, name), ignore_errors=True)
+    shutil.rmtree(paths.session_state_dir(os.environ, name), ignore_errors=True)
     if args.json:
         print_json({"deleted": True, "session": info})
     else:

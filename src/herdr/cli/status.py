@@ -7,8 +7,8 @@ import os
 import sys
 
 from herdr import PROTOCOL_VERSION, __version__
-from herdr.cli.envpaths import active_session, config_file
 from herdr.cli.transport import RequestFailed, print_json, request, socket_path_for
+from herdr.config.paths import active_session, config_file
 
 TYPE_CHECKING = False  # keep typing off the CLI path
 if TYPE_CHECKING:

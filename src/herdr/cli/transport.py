@@ -18,7 +18,8 @@ import time
 
 from herdr import PROTOCOL_VERSION
 from herdr.api import peercred
-from herdr.cli import envpaths, jsonlite
+from herdr.cli import jsonlite
+from herdr.config import paths
 
 TYPE_CHECKING = False  # typing is not imported at run time: it costs every CLI call
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ class RequestFailed(Exception):
 
 def socket_path_for(args: argparse.Namespace) -> str:
     """``--session`` > ``$HERDR_SOCKET_PATH`` > ``$HERDR_SESSION`` > default."""
-    return envpaths.socket_path(os.environ, getattr(args, "session", None))
+    return paths.active_socket_path(os.environ, getattr(args, "session", None))
 
 
 def request_id(method: str) -> str:

@@ -1129,7 +1129,7 @@ class App:
             diagnostics = result.get("diagnostics")
             if isinstance(diagnostics, list):
                 notes.extend(f"server: {d}" for d in diagnostics if isinstance(d, str))
-        path = self.config_path or config_file(os.environ)
+        path = self.config_path or Path(config_file(os.environ))
         notes.extend(self.reload_settings(load_ui_settings(path)))
         head = "config reloaded" if not isinstance(error, dict) else "client config reloaded"
         self.notice("; ".join([head, *notes])[:200])

@@ -11,6 +11,7 @@ import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from herdr.config.paths import config_file
@@ -49,7 +50,7 @@ def load(env: Mapping[str, str]) -> tuple[ServerSettings, list[str]]:
 def read(env: Mapping[str, str]) -> tuple[ServerSettings | None, list[str]]:
     """Like :func:`load`, but ``None`` when the file exists and cannot be read or parsed
     (a reload then keeps what runs instead of falling back to defaults)."""
-    path = config_file(env)
+    path = Path(config_file(env))
     warnings: list[str] = []
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 
 from herdr.config import paths, safe_paths
 from herdr.server.core import ServerInfo
@@ -19,10 +20,10 @@ def server_info(env: Mapping[str, str], session_flag: str | None) -> ServerInfo:
     """Where a server for this environment lives (raises ValueError on a bad name)."""
     session = paths.active_session(env, session_flag)
     return ServerInfo(
-        socket_path=paths.active_socket_path(env, session_flag),
+        socket_path=Path(paths.active_socket_path(env, session_flag)),
         session=session,
-        data_dir=paths.session_data_dir(env, session),
-        state_dir=paths.session_state_dir(env, session),
+        data_dir=Path(paths.session_data_dir(env, session)),
+        state_dir=Path(paths.session_state_dir(env, session)),
     )
 
 
@@ -32,11 +33,11 @@ def claim_dirs(env: Mapping[str, str], info: ServerInfo) -> None:
     Config/data, state and cache trees are private (ours, 0700, tightened if wider);
     a socket directory outside them is the user's choice and may be a sticky ``/tmp``.
     """
-    safe_paths.ensure_private_tree(str(paths.config_dir(env)), str(info.data_dir))
-    safe_paths.ensure_private_tree(str(paths.state_dir(env)), str(info.state_dir))
-    safe_paths.ensure_private_dir(str(paths.cache_dir(env)))
+    safe_paths.ensure_private_tree(paths.config_dir(env), str(info.data_dir))
+    safe_paths.ensure_private_tree(paths.state_dir(env), str(info.state_dir))
+    safe_paths.ensure_private_dir(paths.cache_dir(env))
     socket_dir = info.socket_path.parent
-    private_roots = (info.data_dir, paths.config_dir(env), info.state_dir)
+    private_roots = (info.data_dir, Path(paths.config_dir(env)), info.state_dir)
     if socket_dir in private_roots:
         return
     if os.path.lexists(socket_dir):

@@ -68,9 +68,9 @@ class ManifestDirs:
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> ManifestDirs:
         return cls(
-            paths.manifest_override_dir(env),
-            paths.manifest_remote_dir(env),
-            paths.manifest_status_file(env),
+            Path(paths.manifest_override_dir(env)),
+            Path(paths.manifest_remote_dir(env)),
+            Path(paths.manifest_status_file(env)),
         )
 
 
