@@ -1,8 +1,9 @@
 """The few config keys the server needs to run panes, read leniently.
 
 Missing file → defaults; an invalid value → its default plus a warning (herdr-spec §7).
-A fuller typed config model can replace this. The defaults here must equal the ones
-listed in :mod:`herdr.config.reference`; ``tests/config`` checks that they do.
+The model is a msgspec struct, so a field's type is its validation rule. The defaults
+here must equal the ones listed in :mod:`herdr.config.reference`; ``tests/config``
+checks that they do.
 """
 
 from __future__ import annotations
@@ -10,24 +11,43 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+import msgspec
 
 from herdr.config.paths import config_file
 
+PositiveInt = Annotated[int, msgspec.Meta(gt=0)]
 
-@dataclass(frozen=True)
-class ServerSettings:
-    headless_cols: int = 120
-    headless_rows: int = 40
+
+class ServerSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """The server's typed slice of ``config.toml``; each field's type is its rule."""
+
+    headless_cols: PositiveInt = 120
+    headless_rows: PositiveInt = 40
     default_shell: str = ""
-    shell_mode: str = "auto"  # auto | login | non_login
-    new_cwd: str = "follow"  # follow | home | current | path
-    scrollback_limit_bytes: int = 10_000_000
+    shell_mode: Literal["auto", "login", "non_login"] = "auto"
+    new_cwd: Literal["follow", "home", "current", "path"] = "follow"
+    scrollback_limit_bytes: PositiveInt = 10_000_000
     resume_agents_on_restore: bool = True  # [session]: native agent resume after restart
     pane_history: bool = False  # [experimental]: save/restore pane screen history
-    max_connections: int = 512  # [server]: open connections beyond this are refused
+    max_connections: PositiveInt = 512  # [server]: open connections beyond this are refused
+
+
+# config.toml key → field. Read leniently, key by key: one bad value costs only itself.
+KEYS: tuple[tuple[str, str], ...] = (
+    ("server.headless_cols", "headless_cols"),
+    ("server.headless_rows", "headless_rows"),
+    ("server.max_connections", "max_connections"),
+    ("terminal.default_shell", "default_shell"),
+    ("terminal.shell_mode", "shell_mode"),
+    ("terminal.new_cwd", "new_cwd"),
+    ("advanced.scrollback_limit_bytes", "scrollback_limit_bytes"),
+    ("session.resume_agents_on_restore", "resume_agents_on_restore"),
+    ("experimental.pane_history", "pane_history"),
+)
+_TYPES = {field.name: field.type for field in msgspec.structs.fields(ServerSettings)}
 
 
 def _lookup(doc: Mapping[str, Any], dotted: str) -> Any:
@@ -59,32 +79,14 @@ def read(env: Mapping[str, str]) -> tuple[ServerSettings | None, list[str]]:
     except (OSError, ValueError) as exc:
         return None, [f"cannot read {path}: {exc}"]
     values: dict[str, Any] = {}
-
-    def take(key: str, field: str, ok: Any) -> None:
+    for key, field in KEYS:
         value = _lookup(doc, key)
         if value is None:
-            return
-        if ok(value):
-            values[field] = value
-        else:
+            continue
+        try:
+            values[field] = msgspec.convert(value, _TYPES[field], strict=True)
+        except msgspec.ValidationError:
             warnings.append(f"{path}: invalid {key} = {value!r}; using the default")
-
-    def positive_int(value: Any) -> bool:
-        return isinstance(value, int) and not isinstance(value, bool) and value > 0
-
-    take("server.headless_cols", "headless_cols", positive_int)
-    take("server.headless_rows", "headless_rows", positive_int)
-    take("server.max_connections", "max_connections", positive_int)
-    take("terminal.default_shell", "default_shell", lambda v: isinstance(v, str))
-    take("terminal.shell_mode", "shell_mode", lambda v: v in ("auto", "login", "non_login"))
-    take("terminal.new_cwd", "new_cwd", lambda v: v in ("follow", "home", "current", "path"))
-    take("advanced.scrollback_limit_bytes", "scrollback_limit_bytes", positive_int)
-    take(
-        "session.resume_agents_on_restore",
-        "resume_agents_on_restore",
-        lambda v: isinstance(v, bool),
-    )
-    take("experimental.pane_history", "pane_history", lambda v: isinstance(v, bool))
     return ServerSettings(**values), warnings
 
 
