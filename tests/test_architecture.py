@@ -53,6 +53,7 @@ PURE = (
     "detect/manifest/schema.py",
     "runtime/*.py",
     "runtime/agent_state/*.py",
+    "runtime/model/*.py",
     "persist/snapshot.py",
     "persist/mapping.py",
     "persist/resume.py",
