@@ -6,12 +6,13 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
+from herdr import vocab
 from herdr.detect.agents import Agent, parse_canonical_agent_label
-from herdr.runtime import agent_state as ast
+from herdr.runtime import agent_state as ags
 from herdr.runtime.agent_state import (
     AgentSession,
     SessionRef,
@@ -65,11 +66,11 @@ class Run:
         self.updates.append(update)
         self.trace.append(self.st.state)
         self.labels.append(self.st.label)
-        self.statuses.append(ast.pane_status(self.st))
+        self.statuses.append(ags.pane_status(self.st))
 
     def op_det(self, args: list[str], at: int) -> Update:
         flags = set(args[2:])
-        return ast.apply_detection(
+        return ags.apply_detection(
             self.st,
             agent(args[0]),
             state(args[1]),
@@ -80,28 +81,28 @@ class Run:
         )
 
     def op_exit(self, args: list[str], at: int) -> Update:
-        return ast.apply_detection(
+        return ags.apply_detection(
             self.st, agent(args[0]), "idle", process_exited=True, at=at, viewed=self.viewed
         )
 
     def op_proc(self, args: list[str], at: int) -> Update:
         found = agent(args[0])
         assert found is not None
-        return ast.apply_process_detected(self.st, found, at=at, viewed=self.viewed)
+        return ags.apply_process_detected(self.st, found, at=at, viewed=self.viewed)
 
     def op_anchor(self, args: list[str], at: int) -> Update:
         source, label, raw_ref = args
-        update = ast.apply_detection(
+        update = ags.apply_detection(
             self.st, agent(label), self.st.fallback_state, at=at, viewed=self.viewed
         )
-        ast.restore_session(self.st, AgentSession(source, label, ref(raw_ref)))
+        ags.restore_session(self.st, AgentSession(source, label, ref(raw_ref)))
         return update
 
     def op_hook(self, args: list[str], at: int) -> Update:
         source, label, raw_state = args[:3]
         seq = opt_int(args[3]) if len(args) > 3 else None
         session = ref(args[4]) if len(args) > 4 else None
-        return ast.apply_hook(
+        return ags.apply_hook(
             self.st,
             source,
             label,
@@ -114,7 +115,7 @@ class Run:
 
     def op_session(self, args: list[str], at: int) -> Update:
         source, label, raw_ref, raw_seq, start = args
-        return ast.apply_session(
+        return ags.apply_session(
             self.st,
             source,
             label,
@@ -128,11 +129,11 @@ class Run:
     def op_clear(self, args: list[str], at: int) -> Update:
         source = None if args[0] == "none" else args[0]
         seq = None if len(args) < 2 or args[1] == "none" else int(args[1])
-        return ast.clear_authority(self.st, source=source, seq=seq, now=at, viewed=self.viewed)
+        return ags.clear_authority(self.st, source=source, seq=seq, now=at, viewed=self.viewed)
 
     def op_focus(self, args: list[str], at: int) -> None:
         del args, at
-        ast.mark_seen(self.st)
+        ags.mark_seen(self.st)
 
 
 def agent(text: str) -> Agent | None:
@@ -140,7 +141,7 @@ def agent(text: str) -> Agent | None:
 
 
 def state(text: str) -> State:
-    assert text in ast.STATES, text
+    assert text in ags.STATES, text
     return text  # type: ignore[return-value]
 
 
@@ -172,19 +173,19 @@ def _check(run: Run, expect: dict[str, Any]) -> None:
         elif key == "label":
             assert st.label == want
         elif key == "known_agent":
-            known = ast.effective_known_agent(st)
+            known = ags.effective_known_agent(st)
             assert (known.label if known else None) == want
         elif key == "fallback":
             assert st.fallback_state == want
         elif key == "detected":
             assert (st.detected_agent.label if st.detected_agent else None) == want
         elif key == "full_active":
-            assert ast.full_lifecycle_active(st) is want
+            assert ags.full_lifecycle_active(st) is want
         elif key == "hook":
             got = None if st.hook is None else {"source": st.hook.source, "state": st.hook.state}
             assert got == want
         elif key == "session":
-            session = ast.session_identity(st)
+            session = ags.session_identity(st)
             assert session is not None
             got_ref = f"{session.ref.kind} {session.ref.value}"
             assert {"source": session.source, "agent": session.agent, "ref": got_ref} == want
@@ -223,10 +224,10 @@ def test_fixture_holds_all_spec_vectors() -> None:
 
 def test_fresh_terminal_is_unknown_without_agent() -> None:
     st = TerminalAgentState()
-    assert ast.effective_state(st) == "unknown"
-    assert ast.effective_label(st) is None
-    assert ast.pane_status(st) == "unknown"
-    assert ast.rollup_member(st) is None
+    assert ags.effective_state(st) == "unknown"
+    assert ags.effective_label(st) is None
+    assert ags.pane_status(st) == "unknown"
+    assert ags.rollup_member(st) is None
 
 
 def test_visible_blocker_needs_screen_not_older_than_hook() -> None:
@@ -262,8 +263,8 @@ def test_replay_needs_a_state_report_newer_than_the_session_claim() -> None:
         ]
     )
     assert run.trace == ["idle", "idle", "idle"]
-    assert ast.full_lifecycle_active(run.st) is False
-    session = ast.session_identity(run.st)
+    assert ags.full_lifecycle_active(run.st) is False
+    session = ags.session_identity(run.st)
     assert session is not None and session.ref == SessionRef("id", "K")
 
 
@@ -319,7 +320,7 @@ def test_process_exit_reports_release_with_final_status() -> None:
     assert update.agent_released and update.agent_changed
     assert update.final_status == "done"  # finished unseen
     assert update.current.status == "unknown"  # the pane no longer has an agent
-    assert ast.rollup_member(run.st) is None
+    assert ags.rollup_member(run.st) is None
 
 
 def test_replacement_process_after_exit_is_fresh_evidence() -> None:
@@ -340,11 +341,11 @@ def test_recent_exit_blocks_custom_hooks_until_fresh_detection() -> None:
 
 def test_pty_exit_publishes_idle_for_the_agent() -> None:
     st = TerminalAgentState()
-    ast.apply_detection(st, Agent.CLAUDE, "working", at=1)
-    update = ast.apply_pty_exit(st, now=2)
+    ags.apply_detection(st, Agent.CLAUDE, "working", at=1)
+    update = ags.apply_pty_exit(st, now=2)
     assert update is not None and update.agent_released
     assert st.state == "idle" and st.label is None
-    assert ast.apply_pty_exit(TerminalAgentState(), now=3) is None
+    assert ags.apply_pty_exit(TerminalAgentState(), now=3) is None
 
 
 # --------------------------------------------------------------------------- API layer
@@ -353,26 +354,26 @@ def test_pty_exit_publishes_idle_for_the_agent() -> None:
 def test_report_agent_rejects_blank_agent_before_any_change() -> None:
     st = TerminalAgentState()
     with pytest.raises(ReportError) as err:
-        ast.report_agent(st, source="custom:x", agent="   ", state="working", now=1)
+        ags.report_agent(st, source="custom:x", agent="   ", state="working", now=1)
     assert err.value.code == "invalid_agent"
     with pytest.raises(ReportError) as err:
-        ast.report_agent(st, source="custom:x", agent="x", state="busy", now=1)
+        ags.report_agent(st, source="custom:x", agent="x", state="busy", now=1)
     assert err.value.code == "invalid_params"
     assert st.hook is None
 
 
 def test_report_agent_normalises_the_label() -> None:
     st = TerminalAgentState()
-    ast.report_agent(st, source="custom:x", agent=" Claude-Code ", state="working", now=1)
+    ags.report_agent(st, source="custom:x", agent=" Claude-Code ", state="working", now=1)
     assert st.hook is not None and st.hook.label == "claude"
-    ast.report_agent(st, source="custom:y", agent=" My Bot ", state="idle", now=2)
+    ags.report_agent(st, source="custom:y", agent=" My Bot ", state="idle", now=2)
     assert st.hook is not None and st.hook.label == "My Bot"  # unknown labels stay raw
 
 
 def test_reserved_native_state_report_becomes_a_session_update() -> None:
     st = TerminalAgentState()
-    ast.apply_detection(st, Agent.CLAUDE, "idle", at=1)
-    update = ast.report_agent(
+    ags.apply_detection(st, Agent.CLAUDE, "idle", at=1)
+    update = ags.report_agent(
         st,
         source="herdr:claude",
         agent="claude",
@@ -383,15 +384,15 @@ def test_reserved_native_state_report_becomes_a_session_update() -> None:
     )
     assert st.hook is None and st.state == "idle"
     assert update.session_changed
-    assert ast.session_identity(st) == AgentSession(
+    assert ags.session_identity(st) == AgentSession(
         "herdr:claude", "claude", SessionRef("id", "abc")
     )
 
 
 def test_session_identity_only_state_report_is_dropped() -> None:
     st = TerminalAgentState()
-    ast.apply_detection(st, Agent.HERMES, "idle", at=1)
-    update = ast.report_agent(st, source="herdr:hermes", agent="hermes", state="blocked", now=2)
+    ags.apply_detection(st, Agent.HERMES, "idle", at=1)
+    update = ags.report_agent(st, source="herdr:hermes", agent="hermes", state="blocked", now=2)
     assert not update.accepted and st.state == "idle"
 
 
@@ -418,7 +419,7 @@ def test_session_ref_from_report(
     session_path: str | None,
     expected: SessionRef | None,
 ) -> None:
-    assert ast.session_ref_from_report(source, label, session_id, session_path) == expected
+    assert ags.session_ref_from_report(source, label, session_id, session_path) == expected
 
 
 @pytest.mark.parametrize(
@@ -432,16 +433,16 @@ def test_session_ref_from_report(
     ],
 )
 def test_session_start_source_is_kept_only_when_known(raw: str | None, kept: str | None) -> None:
-    assert ast.normalize_session_start_source(raw) == kept
+    assert ags.normalize_session_start_source(raw) == kept
 
 
 def test_same_owner_session_id_needs_an_allowed_start_source() -> None:
     st = TerminalAgentState()
-    ast.apply_detection(st, Agent.CLAUDE, "idle", at=1)
-    claim = ast.report_agent_session
+    ags.apply_detection(st, Agent.CLAUDE, "idle", at=1)
+    claim = ags.report_agent_session
     claim(st, source="herdr:claude", agent="claude", session_id="A", seq=1, now=2)
     claim(st, source="herdr:claude", agent="claude", session_id="B", seq=2, now=3)
-    assert ast.session_identity(st) == AgentSession("herdr:claude", "claude", SessionRef("id", "A"))
+    assert ags.session_identity(st) == AgentSession("herdr:claude", "claude", SessionRef("id", "A"))
     claim(
         st,
         source="herdr:claude",
@@ -451,14 +452,14 @@ def test_same_owner_session_id_needs_an_allowed_start_source() -> None:
         session_start_source="clear",
         now=4,
     )
-    assert ast.session_identity(st) == AgentSession("herdr:claude", "claude", SessionRef("id", "B"))
+    assert ags.session_identity(st) == AgentSession("herdr:claude", "claude", SessionRef("id", "B"))
 
 
 def test_session_of_another_owner_is_not_taken_over_without_foreground() -> None:
     st = TerminalAgentState()
-    ast.apply_detection(st, Agent.CODEX, "idle", at=1)
-    ast.report_agent_session(st, source="herdr:codex", agent="codex", session_id="C", now=2)
-    update = ast.report_agent_session(
+    ags.apply_detection(st, Agent.CODEX, "idle", at=1)
+    ags.report_agent_session(st, source="herdr:codex", agent="codex", session_id="C", now=2)
+    update = ags.report_agent_session(
         st, source="herdr:claude", agent="claude", session_id="X", now=3
     )
     assert not update.accepted
@@ -469,9 +470,9 @@ def test_session_of_another_owner_is_not_taken_over_without_foreground() -> None
 
 def test_clear_authority_falls_back_to_screen_state() -> None:
     run = run_events(["DET(codex, idle)", "HOOK(custom:x, codex, working)"])
-    update = ast.clear_authority(run.st, source="custom:other", now=run.clock + 1)
+    update = ags.clear_authority(run.st, source="custom:other", now=run.clock + 1)
     assert not update.accepted and run.st.state == "working"
-    update = ast.clear_authority(run.st, now=run.clock + 2)
+    update = ags.clear_authority(run.st, now=run.clock + 2)
     assert update.accepted and update.current.state == "idle" and run.st.hook is None
 
 
@@ -493,9 +494,9 @@ def test_clear_of_full_hook_parks_the_source() -> None:
 
 def test_release_by_custom_reporter_clears_agent() -> None:
     st = TerminalAgentState()
-    ast.report_agent(st, source="user:bot", agent="my-bot", state="working", now=1)
-    ast.set_agent_name(st, "reviewer")
-    update = ast.release_agent(st, source="user:bot", agent="my-bot", now=2)
+    ags.report_agent(st, source="user:bot", agent="my-bot", state="working", now=1)
+    ags.set_agent_name(st, "reviewer")
+    update = ags.release_agent(st, source="user:bot", agent="my-bot", now=2)
     assert update.accepted and update.agent_released and update.name_changed
     assert st.label is None and st.agent_name is None
     assert update.final_status is not None
@@ -507,16 +508,16 @@ def test_release_by_custom_reporter_clears_agent() -> None:
 )
 def test_release_is_ignored_for_official_or_foreign_reporters(source: str, agent_name: str) -> None:
     st = TerminalAgentState()
-    ast.report_agent(st, source="user:bot", agent="my-bot", state="working", now=1)
-    update = ast.release_agent(st, source=source, agent=agent_name, now=2)
+    ags.report_agent(st, source="user:bot", agent="my-bot", state="working", now=1)
+    update = ags.release_agent(st, source=source, agent=agent_name, now=2)
     assert not update.accepted and st.label == "my-bot"
 
 
 def test_release_keeps_a_process_owned_agent() -> None:
     st = TerminalAgentState()
-    ast.apply_detection(st, Agent.CODEX, "idle", at=1)
-    ast.report_agent(st, source="custom:ci", agent="codex", state="working", now=2)
-    update = ast.release_agent(st, source="custom:ci", agent="codex", now=3)
+    ags.apply_detection(st, Agent.CODEX, "idle", at=1)
+    ags.report_agent(st, source="custom:ci", agent="codex", state="working", now=2)
+    update = ags.release_agent(st, source="custom:ci", agent="codex", now=3)
     assert update.accepted and not update.agent_released
     assert st.label == "codex" and st.state == "idle"
 
@@ -526,28 +527,28 @@ def test_release_keeps_a_process_owned_agent() -> None:
 
 def test_hook_sequences_are_per_source() -> None:
     st = TerminalAgentState()
-    ast.report_agent(st, source="custom:a", agent="a", state="working", seq=5, now=1)
-    assert not ast.report_agent(
+    ags.report_agent(st, source="custom:a", agent="a", state="working", seq=5, now=1)
+    assert not ags.report_agent(
         st, source="custom:a", agent="a", state="idle", seq=5, now=2
     ).accepted
-    assert ast.report_agent(st, source="custom:a", agent="a", state="idle", seq=6, now=3).accepted
+    assert ags.report_agent(st, source="custom:a", agent="a", state="idle", seq=6, now=3).accepted
 
 
 def test_hook_sequence_sources_are_capped_at_32() -> None:
     st = TerminalAgentState()
-    for i in range(ast.MAX_HOOK_SEQUENCE_SOURCES):
-        update = ast.report_agent(
+    for i in range(ags.MAX_HOOK_SEQUENCE_SOURCES):
+        update = ags.report_agent(
             st, source=f"custom:s{i}", agent="bot", state="working", seq=1, now=i + 1
         )
         assert update.accepted
-    over = ast.report_agent(st, source="custom:s32", agent="bot", state="idle", seq=1, now=100)
+    over = ags.report_agent(st, source="custom:s32", agent="bot", state="idle", seq=1, now=100)
     assert not over.accepted and "custom:s32" not in st.hook_seqs
     assert st.state == "working"
-    again = ast.report_agent(st, source="custom:s0", agent="bot", state="idle", seq=2, now=101)
+    again = ags.report_agent(st, source="custom:s0", agent="bot", state="idle", seq=2, now=101)
     assert again.accepted
     # Official sources are a fixed set and never count against the cap.
-    ast.apply_detection(st, Agent.KIMI, "idle", at=102)
-    claim = ast.report_agent_session(
+    ags.apply_detection(st, Agent.KIMI, "idle", at=102)
+    claim = ags.report_agent_session(
         st,
         source="herdr:kimi",
         agent="kimi",
@@ -566,9 +567,9 @@ def _working_then_idle(
     *, viewed: bool, launch_pending: bool = False
 ) -> tuple[TerminalAgentState, Update]:
     st = TerminalAgentState()
-    ast.apply_detection(st, Agent.CODEX, "idle", at=1)
-    ast.apply_detection(st, Agent.CODEX, "working", at=2)
-    update = ast.apply_detection(
+    ags.apply_detection(st, Agent.CODEX, "idle", at=1)
+    ags.apply_detection(st, Agent.CODEX, "working", at=2)
+    update = ags.apply_detection(
         st, Agent.CODEX, "idle", at=3, viewed=viewed, launch_pending=launch_pending
     )
     return st, update
@@ -587,42 +588,42 @@ def test_completion_sets_seen_from_view(
     viewed: bool, launch_pending: bool, status: Status, completed: bool
 ) -> None:
     st, update = _working_then_idle(viewed=viewed, launch_pending=launch_pending)
-    assert ast.pane_status(st) == status
+    assert ags.pane_status(st) == status
     assert update.completed is completed
     assert update.suppress_notification is launch_pending
 
 
 def test_blocked_to_idle_is_a_completion() -> None:
     st = TerminalAgentState()
-    ast.apply_detection(st, Agent.CODEX, "blocked", visible_blocker=True, at=1)
-    update = ast.apply_detection(st, Agent.CODEX, "idle", at=2, viewed=False)
-    assert update.completed and ast.pane_status(st) == "done"
+    ags.apply_detection(st, Agent.CODEX, "blocked", visible_blocker=True, at=1)
+    update = ags.apply_detection(st, Agent.CODEX, "idle", at=2, viewed=False)
+    assert update.completed and ags.pane_status(st) == "done"
 
 
 def test_unknown_to_idle_is_completion_only_for_the_same_label() -> None:
     st = TerminalAgentState()
-    ast.apply_detection(st, Agent.CODEX, "unknown", at=1)
-    update = ast.apply_detection(st, Agent.CODEX, "idle", at=2, viewed=False)
-    assert update.completed and ast.pane_status(st) == "done"
+    ags.apply_detection(st, Agent.CODEX, "unknown", at=1)
+    update = ags.apply_detection(st, Agent.CODEX, "idle", at=2, viewed=False)
+    assert update.completed and ags.pane_status(st) == "done"
     other = TerminalAgentState()
-    update = ast.apply_detection(other, Agent.CODEX, "idle", at=1, viewed=False)
-    assert not update.completed and ast.pane_status(other) == "idle"
+    update = ags.apply_detection(other, Agent.CODEX, "idle", at=1, viewed=False)
+    assert not update.completed and ags.pane_status(other) == "idle"
 
 
 def test_reads_never_mark_seen_but_focus_does() -> None:
     st, _ = _working_then_idle(viewed=False)
     for _ in range(3):
-        assert ast.pane_status(st) == "done"
-        ast.snapshot(st)
-    assert ast.mark_seen(st) is True
-    assert ast.pane_status(st) == "idle"
-    assert ast.mark_seen(st) is False
+        assert ags.pane_status(st) == "done"
+        ags.snapshot(st)
+    assert ags.mark_seen(st) is True
+    assert ags.pane_status(st) == "idle"
+    assert ags.mark_seen(st) is False
 
 
 def test_non_idle_state_marks_seen() -> None:
     st, _ = _working_then_idle(viewed=False)
-    ast.apply_detection(st, Agent.CODEX, "working", at=10)
-    assert st.seen and ast.pane_status(st) == "working"
+    ags.apply_detection(st, Agent.CODEX, "working", at=10)
+    assert st.seen and ags.pane_status(st) == "working"
 
 
 @pytest.mark.parametrize(
@@ -640,7 +641,16 @@ def test_non_idle_state_marks_seen() -> None:
     ],
 )
 def test_rollup(statuses: list[Status | None], expected: Status) -> None:
-    assert ast.rollup(statuses) == expected
+    assert vocab.rollup(statuses) == expected
+
+
+def test_status_types_spell_the_vocabulary() -> None:
+    """The Literal types mypy checks are the words of herdr.vocab, in its order."""
+    assert get_args(State) == vocab.REPORTABLE_STATES
+    assert get_args(Status) == vocab.STATUS_WORDS
+    assert frozenset(vocab.REPORTABLE_STATES) == ags.STATES
+    assert (ags.IDLE, ags.WORKING, ags.BLOCKED, ags.UNKNOWN) == vocab.REPORTABLE_STATES
+    assert vocab.AgentStatus.DONE.value == ags.DONE
 
 
 @pytest.mark.parametrize(
@@ -654,19 +664,19 @@ def test_rollup(statuses: list[Status | None], expected: Status) -> None:
     ],
 )
 def test_agent_status_mapping(state_: State, seen: bool, status: Status) -> None:
-    assert ast.agent_status(state_, seen) == status
+    assert ags.agent_status(state_, seen) == status
 
 
 # --------------------------------------------------------------------------- metadata channel
 
 
 def _meta(st: TerminalAgentState, now: int, **params: Any) -> Update:
-    return ast.apply_metadata(st, parse_pane_metadata_report(**params), now=now)
+    return ags.apply_metadata(st, parse_pane_metadata_report(**params), now=now)
 
 
 def test_metadata_is_display_only() -> None:
     st = TerminalAgentState()
-    ast.apply_detection(st, Agent.CLAUDE, "working", at=1)
+    ags.apply_detection(st, Agent.CLAUDE, "working", at=1)
     update = _meta(st, 2, source="user:t", title="Refactor auth", state_labels={"working": "deep"})
     assert update.presentation_changed and update.status_changed
     assert not update.state_changed and st.state == "working"
@@ -676,10 +686,10 @@ def test_metadata_is_display_only() -> None:
 
 def test_metadata_guards_follow_agent_and_hook_source() -> None:
     st = TerminalAgentState()
-    ast.apply_detection(st, Agent.CLAUDE, "working", at=1)
+    ags.apply_detection(st, Agent.CLAUDE, "working", at=1)
     _meta(st, 2, source="user:t", agent="claude", applies_to_source="custom:x", title="T")
     assert st.presentation.title is None  # no hook from custom:x
-    ast.report_agent(st, source="custom:x", agent="claude", state="working", now=3)
+    ags.report_agent(st, source="custom:x", agent="claude", state="working", now=3)
     assert st.presentation.title == "T"
     _meta(st, 4, source="user:u", agent="codex", display_agent="Codex!")
     assert st.presentation.display_agent is None  # label guard
@@ -687,7 +697,7 @@ def test_metadata_guards_follow_agent_and_hook_source() -> None:
 
 def test_metadata_newest_title_and_merged_labels() -> None:
     st = TerminalAgentState()
-    ast.apply_detection(st, Agent.CLAUDE, "idle", at=1)
+    ags.apply_detection(st, Agent.CLAUDE, "idle", at=1)
     _meta(st, 2, source="a", title="first", state_labels={"idle": "a-idle", "working": "a-w"})
     _meta(st, 3, source="b", title="second", state_labels={"idle": "b-idle"})
     assert st.presentation.title == "second"
@@ -698,24 +708,24 @@ def test_metadata_newest_title_and_merged_labels() -> None:
 
 def test_metadata_ttl_expires_presentation_and_tokens() -> None:
     st = TerminalAgentState()
-    ast.apply_detection(st, Agent.CLAUDE, "idle", at=1)
+    ags.apply_detection(st, Agent.CLAUDE, "idle", at=1)
     _meta(st, 10, source="a", title="soon gone", tokens={"k": "v"}, ttl_ms=100)
-    assert ast.next_metadata_deadline(st) == 110
-    update = ast.expire_metadata(st, now=109)
+    assert ags.next_metadata_deadline(st) == 110
+    update = ags.expire_metadata(st, now=109)
     assert not update.tokens_changed and st.presentation.title == "soon gone"
-    update = ast.expire_metadata(st, now=110)
+    update = ags.expire_metadata(st, now=110)
     assert update.tokens_changed and update.presentation_changed
-    assert st.presentation.title is None and ast.token_values(st) == {}
-    assert ast.next_metadata_deadline(st) is None
+    assert st.presentation.title is None and ags.token_values(st) == {}
+    assert ags.next_metadata_deadline(st) is None
 
 
 def test_metadata_clear_only_keeps_old_ttl() -> None:
     st = TerminalAgentState()
     _meta(st, 10, source="a", title="t", display_agent="d", ttl_ms=100)
     _meta(st, 50, source="a", clear_title=True)
-    assert ast.next_metadata_deadline(st) == 110
+    assert ags.next_metadata_deadline(st) == 110
     _meta(st, 60, source="a", clear_title=True, display_agent="d2")
-    assert ast.next_metadata_deadline(st) is None  # a set without TTL cancels it
+    assert ags.next_metadata_deadline(st) is None  # a set without TTL cancels it
 
 
 def test_metadata_stale_seq_is_silently_ignored() -> None:
@@ -727,9 +737,9 @@ def test_metadata_stale_seq_is_silently_ignored() -> None:
 
 def test_metadata_of_an_exited_agent_is_dropped_and_blocked() -> None:
     st = TerminalAgentState()
-    ast.apply_detection(st, Agent.CLAUDE, "working", at=1)
+    ags.apply_detection(st, Agent.CLAUDE, "working", at=1)
     _meta(st, 2, source="herdr:claude", agent="claude", title="from hook", seq=1)
-    ast.apply_detection(st, Agent.CLAUDE, "idle", process_exited=True, at=3)
+    ags.apply_detection(st, Agent.CLAUDE, "idle", process_exited=True, at=3)
     assert not st.presentation_entries and "herdr:claude" not in st.metadata_seqs
     assert not _meta(st, 4, source="herdr:claude", title="late").accepted
     assert not _meta(st, 5, source="user:x", agent="claude", title="late").accepted
@@ -740,13 +750,13 @@ def test_metadata_token_limit_is_checked_before_any_change() -> None:
     for batch in range(2):
         tokens = {f"k{batch}_{i}": "v" for i in range(16)}
         _meta(st, batch + 1, source="a", tokens=tokens)
-    assert len(ast.token_values(st)) == 32
+    assert len(ags.token_values(st)) == 32
     with pytest.raises(ReportError) as err:
         _meta(st, 5, source="a", tokens={"extra": "v"}, title="not applied")
     assert err.value.code == "metadata_token_limit"
     assert st.presentation.title is None
     _meta(st, 6, source="a", tokens={"k0_0": None, "extra": "v"})  # net 32: fine
-    assert "extra" in ast.token_values(st)
+    assert "extra" in ags.token_values(st)
 
 
 def test_metadata_sequenced_token_sources_are_capped_at_32() -> None:
@@ -756,11 +766,11 @@ def test_metadata_sequenced_token_sources_are_capped_at_32() -> None:
     with pytest.raises(ReportError) as err:
         _meta(st, 50, source="s32", tokens={"k": "x"}, seq=1)
     assert err.value.code == "metadata_sequence_source_limit"
-    assert ast.token_values(st) == {"k": "31"}
+    assert ags.token_values(st) == {"k": "31"}
     # Presentation-only sequences are unbounded; unsequenced token reports are fine.
     for i in range(40):
         _meta(st, 60 + i, source=f"p{i}", title="t", seq=1)
     _meta(st, 200, source="s33", tokens={"k": "y"})
-    assert ast.token_values(st) == {"k": "y"}
+    assert ags.token_values(st) == {"k": "y"}
     _meta(st, 201, source="s0", tokens={"k": "z"}, seq=2)  # a known source continues
-    assert ast.token_values(st) == {"k": "z"}
+    assert ags.token_values(st) == {"k": "z"}

@@ -11,7 +11,7 @@ import pytest
 
 from herdr.detect.agents import Agent, parse_canonical_agent_label
 from herdr.detect.manifest.model import AgentDetection
-from herdr.runtime import agent_state as ast
+from herdr.runtime import agent_state as ags
 from herdr.runtime import detection_loop as dl
 from herdr.runtime.detection_loop import (
     AgentProcessDetected,
@@ -604,24 +604,24 @@ def test_screen_result_from_engine_verdicts(
 
 def test_loop_events_drive_arbitration_end_to_end() -> None:
     """Agent appears, works, finishes unseen (done), then exits: events fit §9."""
-    term = ast.TerminalAgentState()
+    term = ags.TerminalAgentState()
     statuses: list[str] = []
 
     def feed(events: tuple[dl.LoopEvent, ...]) -> None:
         for event in events:
             if isinstance(event, AgentProcessDetected):
-                ast.apply_process_detected(term, event.agent, at=event.at)
+                ags.apply_process_detected(term, event.agent, at=event.at)
             else:
-                ast.apply_detection(
+                ags.apply_detection(
                     term,
                     event.agent,
-                    ast.parse_state(event.state),
+                    ags.parse_state(event.state),
                     visible_blocker=event.visible_blocker,
                     visible_working=event.visible_working,
                     process_exited=event.process_exited,
                     at=event.observed_at,
                 )
-            statuses.append(ast.pane_status(term))
+            statuses.append(ags.pane_status(term))
 
     state = replace(dl.new_loop_state(0), has_probed=True, last_pgid=SHELL, last_tick_at=0)
     pane = FakePane(Agent.CODEX, fg=AGENT_PGID, screen=OBSERVATIONS["idle_vi"])

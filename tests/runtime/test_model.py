@@ -7,10 +7,11 @@ from collections.abc import Callable
 
 import pytest
 
+from herdr import vocab
 from herdr.runtime import layout as lay
+from herdr.runtime.agent_state import Status
 from herdr.runtime.layout import Leaf, Rect, Split
 from herdr.runtime.model import (
-    AgentStatus,
     ModelError,
     Pane,
     PaneLoc,
@@ -18,7 +19,6 @@ from herdr.runtime.model import (
     Session,
     TabSeed,
     cwd_label,
-    rollup_status,
 )
 
 WORKSPACE_FIELDS = {
@@ -877,15 +877,15 @@ def test_list_records(world: Session) -> None:
     ],
     ids=["none", "idle", "working", "done", "blocked"],
 )
-def test_rollup(statuses: list[AgentStatus], rolled: AgentStatus) -> None:
-    assert rollup_status(statuses) == rolled
+def test_rollup(statuses: list[Status], rolled: Status) -> None:
+    assert vocab.rollup(statuses) == rolled
 
 
 def test_rollup_in_records_uses_the_status_source(world: Session) -> None:
     s = world
-    status: dict[str, AgentStatus] = {"term_1": "idle", "term_2": "blocked", "term_3": "working"}
+    status: dict[str, Status] = {"term_1": "idle", "term_2": "blocked", "term_3": "working"}
 
-    def status_of(pane: Pane) -> AgentStatus:
+    def status_of(pane: Pane) -> Status:
         return status.get(pane.terminal_id, "unknown")
 
     ws, t1 = s.tab("w1:t1")
@@ -894,6 +894,9 @@ def test_rollup_in_records_uses_the_status_source(world: Session) -> None:
     assert s.tab_info(ws, t1, status_of)["agent_status"] == "blocked"
     assert s.tab_info(ws, t2, status_of)["agent_status"] == "working"
     assert [t["agent_status"] for t in s.list_tabs(status_of=status_of)][-1] == "unknown"
+    # records stay plain strings (not vocab.AgentStatus members) on their way to JSON
+    assert type(s.workspace_info(ws, status_of)["agent_status"]) is str
+    assert type(s.tab_info(ws, t1)["agent_status"]) is str
 
 
 # --------------------------------------------------------------------------- restore

@@ -224,15 +224,6 @@ def decode(data: bytes | str) -> SessionSnapshot:
     return _decode_doc(raw)
 
 
-def peek_version(raw: object) -> int | None:
-    """The ``version`` of a decoded document, if it has an integer one."""
-    if isinstance(raw, dict):
-        version = raw.get("version")
-        if isinstance(version, int) and not isinstance(version, bool):
-            return version
-    return None
-
-
 def check_version(raw: object, supported: int, what: str) -> None:
     """Refuse newer documents before looking at anything else: their shape may differ."""
     doc = r.obj(raw, "$")

@@ -14,30 +14,23 @@ import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from herdr.detect.agents import AGENT_INFO, Agent, parse_canonical_agent_label
+from herdr.vocab import STATUS_WORDS, AgentStatus, ErrorCode, HerdrError
 
-# Error codes (herdr-spec §3.6).
-AGENT_NOT_FOUND = "agent_not_found"
-AGENT_TARGET_AMBIGUOUS = "agent_target_ambiguous"
-AGENT_NOT_RUNNING = "agent_not_running"
-AGENT_BLOCKED = "agent_blocked"
-AGENT_PROMPT_STALLED = "agent_prompt_stalled"
-AGENT_NOT_READY = "agent_not_ready"
-AGENT_NOT_IDLE = "agent_not_idle"
-INVALID_AGENT_NAME = "invalid_agent_name"
-AGENT_NAME_TAKEN = "agent_name_taken"
-UNSUPPORTED_AGENT_KIND = "unsupported_agent_kind"
-INVALID_AGENT_TIMEOUT = "invalid_agent_timeout"
-INVALID_AGENT_ARGUMENT = "invalid_agent_argument"
-AGENT_PANE_NOT_FOUND = "agent_pane_not_found"
-AGENT_PANE_BUSY = "agent_pane_busy"
-AGENT_PANE_UNAVAILABLE = "agent_pane_unavailable"
-AGENT_LAUNCH_PENDING = "agent_launch_pending"
-AGENT_START_INPUT_FAILED = "agent_start_input_failed"
+# The one agents-rule code outside herdr.vocab.ErrorCode's fixed set (detection-spec
+# `agent explain`; server/methods_agents.py answers with it).
 AGENT_EXPLAIN_UNAVAILABLE = "agent_explain_unavailable"
-TIMEOUT = "timeout"
-INVALID_PARAMS = "invalid_params"
+
+# Read by server/methods_agents.py; each is spelled once in herdr.vocab.ErrorCode.
+AGENT_NOT_FOUND: Final = ErrorCode.AGENT_NOT_FOUND.value
+AGENT_NOT_RUNNING: Final = ErrorCode.AGENT_NOT_RUNNING.value
+AGENT_NOT_READY: Final = ErrorCode.AGENT_NOT_READY.value
+AGENT_PANE_NOT_FOUND: Final = ErrorCode.AGENT_PANE_NOT_FOUND.value
+AGENT_PANE_UNAVAILABLE: Final = ErrorCode.AGENT_PANE_UNAVAILABLE.value
+AGENT_START_INPUT_FAILED: Final = ErrorCode.AGENT_START_INPUT_FAILED.value
+TIMEOUT: Final = ErrorCode.TIMEOUT.value
 
 NAME_PATTERN = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 
@@ -48,9 +41,10 @@ START_TIMEOUT_MIN_EXCLUSIVE_MS = 3_000
 START_TIMEOUT_MAX_MS = 300_000
 
 # Waits: the default set, and everything a status can be.
-ALL_STATUSES = frozenset({"idle", "working", "blocked", "done", "unknown"})
-DEFAULT_UNTIL = frozenset({"idle", "done", "blocked"})
-SETTLED = DEFAULT_UNTIL
+ALL_STATUSES = frozenset(STATUS_WORDS)
+DEFAULT_UNTIL = frozenset(
+    {AgentStatus.IDLE.value, AgentStatus.DONE.value, AgentStatus.BLOCKED.value}
+)
 
 # Prompts: Enter follows the paste after this delay; from a non-working state a
 # lifecycle change must be seen within PROMPT_STALL_MS.
@@ -62,13 +56,8 @@ STAGE_SUBMITTED = "submitted"
 STAGE_TURN_STARTED = "turn_started"
 
 
-class AgentError(Exception):
-    """A refused agent command; ``code`` is the API error code."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+class AgentError(HerdrError):
+    """A refused agent command; ``code`` is the API error code (`vocab.ErrorCode`)."""
 
 
 # --------------------------------------------------------------------------- names
@@ -82,7 +71,7 @@ def check_name(name: str) -> str:
     """A valid agent name, or ``invalid_agent_name``."""
     if not is_valid_name(name):
         raise AgentError(
-            INVALID_AGENT_NAME,
+            ErrorCode.INVALID_AGENT_NAME,
             f"invalid agent name {name!r}: use [a-z][a-z0-9_-]{{0,31}}",
         )
     return name
@@ -90,7 +79,7 @@ def check_name(name: str) -> str:
 
 def check_name_free(name: str, taken: Iterable[str]) -> None:
     if name in set(taken):
-        raise AgentError(AGENT_NAME_TAKEN, f"agent name {name!r} is already in use")
+        raise AgentError(ErrorCode.AGENT_NAME_TAKEN, f"agent name {name!r} is already in use")
 
 
 # --------------------------------------------------------------------------- targets
@@ -114,14 +103,14 @@ def resolve_target(target: str, candidates: Sequence[Candidate], pane_ref: str |
     """
     named = [c for c in candidates if c.is_agent and c.name is not None and c.name == target]
     if len(named) > 1:
-        raise AgentError(AGENT_TARGET_AMBIGUOUS, f"agent target {target!r} is ambiguous")
+        raise AgentError(ErrorCode.AGENT_TARGET_AMBIGUOUS, f"agent target {target!r} is ambiguous")
     if named:
         return named[0].pane_id
     if pane_ref is not None:
         for cand in candidates:
             if cand.pane_id == pane_ref and cand.is_agent:
                 return cand.pane_id
-    raise AgentError(AGENT_NOT_FOUND, f"no agent {target!r}")
+    raise AgentError(ErrorCode.AGENT_NOT_FOUND, f"no agent {target!r}")
 
 
 # --------------------------------------------------------------------------- start
@@ -131,7 +120,7 @@ def check_kind(kind: str) -> Agent:
     agent = parse_canonical_agent_label(kind) if kind in START_KINDS else None
     if agent is None:
         raise AgentError(
-            UNSUPPORTED_AGENT_KIND,
+            ErrorCode.UNSUPPORTED_AGENT_KIND,
             f"unsupported agent kind {kind!r} (one of: {', '.join(START_KINDS)})",
         )
     return agent
@@ -142,7 +131,7 @@ def check_start_timeout(timeout_ms: int | None) -> int:
         return START_TIMEOUT_DEFAULT_MS
     if not START_TIMEOUT_MIN_EXCLUSIVE_MS < timeout_ms <= START_TIMEOUT_MAX_MS:
         raise AgentError(
-            INVALID_AGENT_TIMEOUT,
+            ErrorCode.INVALID_AGENT_TIMEOUT,
             f"timeout_ms must be greater than {START_TIMEOUT_MIN_EXCLUSIVE_MS} and at most "
             f"{START_TIMEOUT_MAX_MS}",
         )
@@ -154,7 +143,8 @@ def check_args(args: Sequence[str]) -> list[str]:
     for arg in args:
         if any(ch in arg for ch in "\x00\r\n"):
             raise AgentError(
-                INVALID_AGENT_ARGUMENT, f"agent argument {arg!r} contains a control character"
+                ErrorCode.INVALID_AGENT_ARGUMENT,
+                f"agent argument {arg!r} contains a control character",
             )
     return list(args)
 
@@ -181,11 +171,15 @@ class StartCheck:
 def check_start_pane(pane: StartCheck) -> None:
     """The pane must be an available shell: no command, no agent, shell in foreground."""
     if pane.launch_pending:
-        raise AgentError(AGENT_LAUNCH_PENDING, "an agent launch is already pending in this pane")
+        raise AgentError(
+            ErrorCode.AGENT_LAUNCH_PENDING, "an agent launch is already pending in this pane"
+        )
     if pane.has_command or pane.has_agent:
-        raise AgentError(AGENT_PANE_UNAVAILABLE, "the pane does not host an available shell")
+        raise AgentError(
+            ErrorCode.AGENT_PANE_UNAVAILABLE, "the pane does not host an available shell"
+        )
     if not pane.shell_in_foreground:
-        raise AgentError(AGENT_PANE_BUSY, "the pane's shell is running another program")
+        raise AgentError(ErrorCode.AGENT_PANE_BUSY, "the pane's shell is running another program")
 
 
 # --------------------------------------------------------------------------- waits
@@ -196,7 +190,7 @@ def until_set(until: Iterable[str] | None) -> frozenset[str]:
     chosen = frozenset(until or ())
     unknown = chosen - ALL_STATUSES
     if unknown:
-        raise AgentError(INVALID_PARAMS, f"unknown status {sorted(unknown)[0]!r}")
+        raise AgentError(ErrorCode.INVALID_PARAMS, f"unknown status {sorted(unknown)[0]!r}")
     return chosen or DEFAULT_UNTIL
 
 
@@ -224,12 +218,14 @@ def combine(statuses: Mapping[str, str], until: frozenset[str], mode: str) -> Wa
 
 
 def check_promptable(status: str) -> None:
-    if status == "blocked":
-        raise AgentError(AGENT_BLOCKED, "the agent is blocked; answer it before prompting")
+    if status == AgentStatus.BLOCKED:
+        raise AgentError(
+            ErrorCode.AGENT_BLOCKED, "the agent is blocked; answer it before prompting"
+        )
 
 
 def prompt_stall_budget(timeout_ms: int | None) -> tuple[int, str]:
     """How long to wait for the turn to start, and the error when it does not."""
     if timeout_ms is not None and timeout_ms <= PROMPT_STALL_MS:
-        return timeout_ms, TIMEOUT
-    return PROMPT_STALL_MS, AGENT_PROMPT_STALLED
+        return timeout_ms, ErrorCode.TIMEOUT.value
+    return PROMPT_STALL_MS, ErrorCode.AGENT_PROMPT_STALLED.value

@@ -32,11 +32,12 @@ from dataclasses import dataclass, replace
 from typing import Literal, Protocol
 
 from herdr.detect.agents import Agent
+from herdr.vocab import AgentStatus
 
-IDLE = "idle"
-WORKING = "working"
-BLOCKED = "blocked"
-UNKNOWN = "unknown"
+IDLE = AgentStatus.IDLE.value
+WORKING = AgentStatus.WORKING.value
+BLOCKED = AgentStatus.BLOCKED.value
+UNKNOWN = AgentStatus.UNKNOWN.value
 
 # §8.1
 TICK_IDENTIFIED_MS = 300

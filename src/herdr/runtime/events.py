@@ -541,10 +541,6 @@ class EventBus:
                 sub.finished = True
                 sub.wake()
 
-    @property
-    def subscriber_count(self) -> int:
-        return len(self._subscribers)
-
     # -- waits -------------------------------------------------------------------------
 
     def add_waiter(

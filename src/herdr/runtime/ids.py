@@ -2,7 +2,7 @@
 
 Ids are part of the compatibility contract (spec §1.2): scripts store `w1:p3` and
 expect it to keep naming the same pane. This module is pure string work; anything
-that needs the session (indexes, raw pane keys, aliases) is resolved in `model.py`
+that needs the session (indexes, raw pane keys, aliases) is resolved in `model.session`
 from the `*Ref` values parsed here.
 """
 

@@ -23,13 +23,14 @@ from herdr.detect.agents import (
     parse_agent_label,
     rust_trim,
 )
+from herdr.vocab import STATUS_WORDS, ErrorCode, HerdrError
 
-# Error codes (detection-spec §10, herdr-spec §3.6).
+# Error codes of the report rules (detection-spec §10): the ``invalid_metadata_*``
+# family and the rule-specific codes beside herdr.vocab.ErrorCode's fixed set.
 INVALID_AGENT = "invalid_agent"
 INVALID_METADATA_SOURCE = "invalid_metadata_source"
 INVALID_METADATA_TOKEN = "invalid_metadata_token"
 INVALID_METADATA_TTL = "invalid_metadata_ttl"
-INVALID_STATE_LABEL = "invalid_state_label"
 INVALID_METADATA_REQUEST = "invalid_metadata_request"
 METADATA_TOKEN_LIMIT = "metadata_token_limit"
 METADATA_SEQUENCE_SOURCE_LIMIT = "metadata_sequence_source_limit"
@@ -44,20 +45,15 @@ MAX_TOKEN_KEYS_PER_RESOURCE = 32
 MAX_SEQUENCE_SOURCES = 32
 TTL_MIN_MS = 1
 TTL_MAX_MS = 86_400_000
-STATE_LABEL_KEYS = frozenset({"idle", "working", "blocked", "done", "unknown"})
+STATE_LABEL_KEYS = frozenset(STATUS_WORDS)
 
 _SOURCE_EXTRA = frozenset(":._-")
 _TOKEN_EXTRA = frozenset("_-")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
-class ReportError(ValueError):
+class ReportError(HerdrError):
     """A rejected hook report; `code` is the API error code to answer with."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 class MetadataError(ReportError):
@@ -152,7 +148,7 @@ def normalize_state_labels(labels: Mapping[str, str]) -> dict[str, str]:
     for raw_key, raw_value in labels.items():
         key = rust_trim(raw_key).translate(_ASCII_LOWER)
         if key not in STATE_LABEL_KEYS:
-            raise MetadataError(INVALID_STATE_LABEL, f"unknown state label: {key}")
+            raise MetadataError(ErrorCode.INVALID_STATE_LABEL, f"unknown state label: {key}")
         value = sanitize_text(raw_value)
         if value is not None:
             out[key] = value
