@@ -10,7 +10,7 @@ import os
 from collections.abc import Mapping
 
 from herdr.config import paths, safe_paths
-from herdr.server.core import ServerInfo
+from herdr.server.info import ServerInfo
 
 __all__ = ["claim_dirs", "server_info"]
 
