@@ -104,12 +104,12 @@ def test_a_pane_split_into_the_shown_tab_is_seen(
     shown, _hidden = layout
     client = Client(herdr_server)
     try:
-        params = {"target_pane_id": shown, "direction": "right"}
-        split = ok(herdr_server.request("pane.split", params))["pane"]["pane_id"]
+        split_params = {"target_pane_id": shown, "direction": "right"}
+        split = ok(herdr_server.request("pane.split", split_params))["pane"]["pane_id"]
         assert finish(herdr_server, split) == "idle"
         # moved to a new tab in the background, the pane is not shown any more
-        params = {"pane_id": split, "destination": {"type": "new_tab", "workspace_id": "w1"}}
-        moved = ok(herdr_server.request("pane.move", params))["move_result"]["pane"]
+        move = {"pane_id": split, "destination": {"type": "new_tab", "workspace_id": "w1"}}
+        moved = ok(herdr_server.request("pane.move", move))["move_result"]["pane"]
         assert finish(herdr_server, moved["pane_id"]) == "done"
     finally:
         client.close()

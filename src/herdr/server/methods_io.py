@@ -21,7 +21,7 @@ from herdr.runtime import model as m
 from herdr.runtime.events import Event, Filter, FilterEnded
 from herdr.runtime.line_match import InvalidPattern, LineMatcher, MatchTimeout
 from herdr.server.core import ApiError, Result
-from herdr.server.keys import InvalidKey, encode_keys, paste
+from herdr.server.keys import encode_keys, paste
 from herdr.server.panes import PaneHost, Terminal
 from herdr.server.wiring import Call
 from herdr.terminal import views
@@ -50,10 +50,8 @@ def _write(term: Terminal, chunks: list[bytes], pane_id: str) -> None:
 
 
 def _encode_keys(term: Terminal, keys: list[str]) -> list[bytes]:
-    try:
-        return encode_keys(keys, app_cursor=term.emulator.input_modes().application_cursor)
-    except InvalidKey as exc:
-        raise ApiError(protocol.INVALID_KEY, str(exc)) from None
+    """Raises `keys.InvalidKey` (``invalid_key``) before anything is written."""
+    return encode_keys(keys, app_cursor=term.emulator.input_modes().application_cursor)
 
 
 def _bracketed(term: Terminal) -> bool:
