@@ -177,3 +177,42 @@ def test_cli_start_up_path_stays_light(argv: list[str], tmp_path: Path) -> None:
     heavy = sorted(m for m in loaded if _matches(m, frozenset(FORBIDDEN_ON_CLI_PATH)))
     assert loaded, proc.stderr[-500:]
     assert not heavy, f"herdr {' '.join(argv)} imports {heavy}"
+
+
+def _server_graph() -> dict[str, frozenset[str]]:
+    """herdr.server's modules and which of them each imports (TYPE_CHECKING and lazy
+    imports count: a cycle there still means two modules that cannot be read apart)."""
+    paths = {_module_name(path): path for path in files_under("server")}
+    return {name: imports_of(path) & paths.keys() for name, path in paths.items()}
+
+
+def _cycle_from(graph: dict[str, frozenset[str]], start: str) -> list[str] | None:
+    """A path of imports from ``start`` back to ``start``, if there is one."""
+    stack: list[tuple[str, list[str]]] = [(start, [start])]
+    seen: set[str] = set()
+    while stack:
+        module, path = stack.pop()
+        for imported in sorted(graph[module]):
+            if imported == start:
+                return [*path, start]
+            if imported not in seen:
+                seen.add(imported)
+                stack.append((imported, [*path, imported]))
+    return None
+
+
+def test_the_server_graph_counts_type_checking_imports() -> None:
+    # core.py imports panes only under TYPE_CHECKING (for ServerCore.panes' type)
+    assert "herdr.server.panes" in _server_graph()["herdr.server.core"]
+
+
+@pytest.mark.parametrize(
+    "module",
+    sorted(_module_name(path) for path in files_under("server")),
+    ids=lambda name: name.rsplit(".", 1)[-1],
+)
+def test_server_modules_import_no_cycle(module: str) -> None:
+    """No server module reaches itself through its imports; in particular agents.py,
+    core.py and panes.py do not import each other round (they did, via TYPE_CHECKING)."""
+    cycle = _cycle_from(_server_graph(), module)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])

@@ -23,9 +23,11 @@ from herdr.config.server_settings import ServerSettings
 from herdr.runtime import model as m
 from herdr.runtime.events import EventBus, Subscriber
 from herdr.server import methods_events
-from herdr.server.core import ServerCore, ServerInfo, encode
+from herdr.server.core import encode
+from herdr.server.info import ServerInfo
 from herdr.server.methods_io import OutputMatchFilter
 from herdr.server.panes import PaneHost, Terminal
+from herdr.server.views import ViewedPanes
 from herdr.terminal.emulator import Emulator
 
 LINE = r"^T\d+$"
@@ -42,8 +44,8 @@ class Rig:
             return encode(obj)
 
         info = ServerInfo(tmp / "herdr.sock", None, tmp, tmp)
-        self.core = ServerCore(info, bus=EventBus(counting))
-        self.host = PaneHost(self.core, ServerSettings(), {"HOME": str(tmp)})
+        bus = EventBus(counting)
+        self.host = PaneHost(info, bus, ServerSettings(), {"HOME": str(tmp)}, ViewedPanes())
         created = self.host.session.create_workspace(str(tmp))
         self.panes: list[m.PaneLoc] = [created.loc]
         while len(self.panes) < panes:
@@ -57,7 +59,7 @@ class Rig:
 
     @property
     def bus(self) -> EventBus:
-        return self.core.bus
+        return self.host.bus
 
     def subscribe(self, pane: int = 0, **item: Any) -> Subscriber:
         spec: dict[str, Any] = {

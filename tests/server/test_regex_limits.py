@@ -21,8 +21,10 @@ from helpers import wait_until
 
 CATASTROPHIC = r"^(a|a)*$"
 BAD_LINE = "a" * 30 + "b"
-# Prints BAD_LINE without echoing it: the command line itself holds no run of a's.
-PRINT_BAD_LINE = "printf 'a%.0s' $(seq 30); echo b"
+# Prints BAD_LINE without echoing it: the command line itself holds no run of a's. One
+# printf writes the whole line at once: written as a's and then b, the screen could show
+# the a's alone for a moment, which the pattern matches quickly instead of timing out.
+PRINT_BAD_LINE = "printf '%s\\n' \"$(printf 'a%.0s' $(seq 30))b\""
 
 
 class Conn:

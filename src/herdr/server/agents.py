@@ -23,22 +23,22 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from herdr.detect.agents import Agent, parse_agent_label
 from herdr.detect.manifest import DetectionInput, detect
 from herdr.detect.manifest.sources import ManifestCache, ManifestDirs
 from herdr.detect.process import ProcessDetectionMode, parse_process_detection_mode
-from herdr.runtime import agent_state as ast
+from herdr.runtime import agent_state
 from herdr.runtime import detection_loop as dl
+from herdr.runtime import model as m
 from herdr.runtime.metadata import WorkspaceMetadata
+from herdr.server.terminals import Terminal
+from herdr.server.views import ViewTracker
 from herdr.terminal import procfs, views
-
-if TYPE_CHECKING:
-    from herdr.runtime import model as m
-    from herdr.server.panes import PaneHost, Terminal
+from herdr.vocab import AgentStatus
 
 log = logging.getLogger("herdr.server.agents")
 
@@ -58,7 +58,7 @@ class PaneAgent:
     """Detection and arbitration state of one terminal, plus its driver task."""
 
     term: Terminal
-    st: ast.TerminalAgentState
+    st: agent_state.TerminalAgentState
     loop: dl.LoopState
     deadline: int | None
     wake: asyncio.Event = field(default_factory=asyncio.Event)
@@ -81,20 +81,37 @@ class PaneAgent:
             waiter.set()
 
 
-class AgentRuntime:
-    """Every pane's agent state; owned by the `PaneHost`."""
+class AgentHost(Protocol):
+    """What the agent runtime needs of the session host (`server.panes.PaneHost`)."""
 
-    def __init__(self, host: PaneHost) -> None:
+    @property
+    def session(self) -> m.Session: ...
+
+    @property
+    def terminals(self) -> Mapping[str, Terminal]: ...
+
+    def emit(self, kind: str, data: Record) -> None: ...
+
+    def pane_record(self, loc: m.PaneLoc) -> Record: ...
+
+
+class AgentRuntime:
+    """Every pane's agent state; owned by the `PaneHost`, which feeds it its terminals.
+
+    ``views`` says whether a client shows a pane (seen/done); the attach registry tells
+    the runtime about shown tabs through `tab_viewed` (it is a `views.TabSeen`).
+    """
+
+    def __init__(self, host: AgentHost, env: Mapping[str, str], views: ViewTracker) -> None:
         self.host = host
-        self.core = host.core
-        self.manifests = ManifestCache(ManifestDirs.from_env(host.env))
-        mode, _warning = parse_process_detection_mode(host.env.get("HERDR_PROCESS_DETECTION"))
+        self.views = views
+        self.manifests = ManifestCache(ManifestDirs.from_env(env))
+        mode, _warning = parse_process_detection_mode(env.get("HERDR_PROCESS_DETECTION"))
         self.mode: ProcessDetectionMode = mode
         self.panes: dict[str, PaneAgent] = {}
         self.workspace_meta: dict[str, WorkspaceMetadata] = {}
         self.pending_names: set[str] = set()  # names reserved by launches in flight
         self._seq = 0
-        self.core.on_tab_viewed = self.tab_viewed
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -102,7 +119,9 @@ class AgentRuntime:
         """Start detection for a freshly spawned terminal."""
         now = now_ms()
         loop_state = dl.new_loop_state(now)
-        pa = PaneAgent(term, ast.TerminalAgentState(), loop_state, dl.next_deadline(loop_state))
+        pa = PaneAgent(
+            term, agent_state.TerminalAgentState(), loop_state, dl.next_deadline(loop_state)
+        )
         self.panes[term.terminal_id] = pa
         pa.task = asyncio.get_running_loop().create_task(
             self._drive(pa), name=f"agent-detect-{term.terminal_id}"
@@ -121,7 +140,7 @@ class AgentRuntime:
         pa = self.panes.get(term.terminal_id)
         if pa is None:
             return
-        update = ast.apply_pty_exit(
+        update = agent_state.apply_pty_exit(
             pa.st,
             now=now_ms(),
             viewed=self._viewed(pa),
@@ -170,7 +189,7 @@ class AgentRuntime:
                 if pa.output:
                     pa.output = False
                     pa.deadline = dl.wake_on_output(pa.loop, pa.deadline, now)
-                meta_due = ast.next_metadata_deadline(pa.st)
+                meta_due = agent_state.next_metadata_deadline(pa.st)
                 if meta_due is not None and meta_due <= now:
                     self._publish(pa, self._expire(pa, now))
                 if pa.deadline is not None and pa.deadline <= now:
@@ -187,11 +206,13 @@ class AgentRuntime:
             log.exception("agent detection for %s failed", pa.terminal_id)
 
     def _next_due(self, pa: PaneAgent) -> int | None:
-        candidates = [d for d in (pa.deadline, ast.next_metadata_deadline(pa.st)) if d is not None]
+        candidates = [
+            d for d in (pa.deadline, agent_state.next_metadata_deadline(pa.st)) if d is not None
+        ]
         return min(candidates, default=None)
 
-    def _expire(self, pa: PaneAgent, now: int) -> ast.Update:
-        return ast.expire_metadata(
+    def _expire(self, pa: PaneAgent, now: int) -> agent_state.Update:
+        return agent_state.expire_metadata(
             pa.st, now=now, viewed=self._viewed(pa), launch_pending=pa.launch_pending
         )
 
@@ -240,14 +261,14 @@ class AgentRuntime:
     def _apply_event(self, pa: PaneAgent, event: dl.LoopEvent) -> None:
         viewed = self._viewed(pa)
         if isinstance(event, dl.AgentProcessDetected):
-            update = ast.apply_process_detected(
+            update = agent_state.apply_process_detected(
                 pa.st, event.agent, at=event.at, viewed=viewed, launch_pending=pa.launch_pending
             )
         else:
-            update = ast.apply_detection(
+            update = agent_state.apply_detection(
                 pa.st,
                 event.agent,
-                ast.parse_state(event.state),
+                agent_state.parse_state(event.state),
                 visible_blocker=event.visible_blocker,
                 visible_working=event.visible_working,
                 process_exited=event.process_exited,
@@ -264,15 +285,17 @@ class AgentRuntime:
 
     def _viewed(self, pa: PaneAgent) -> bool:
         loc = self.loc_of(pa)
-        return loc is not None and self.core.pane_viewed(loc.pane_id)
+        return loc is not None and self.views.pane_viewed(loc.pane_id)
 
-    def apply(self, pa: PaneAgent, change: Callable[[bool, bool], ast.Update]) -> ast.Update:
+    def apply(
+        self, pa: PaneAgent, change: Callable[[bool, bool], agent_state.Update]
+    ) -> agent_state.Update:
         """Run one arbitration call (given ``viewed``, ``launch_pending``) and publish."""
         update = change(self._viewed(pa), pa.launch_pending)
         self._publish(pa, update)
         return update
 
-    def _publish(self, pa: PaneAgent, update: ast.Update) -> None:
+    def _publish(self, pa: PaneAgent, update: agent_state.Update) -> None:
         """Turn an arbitration `Update` into loop pushes and events (detection-spec §9)."""
         now = now_ms()
         if update.full_lifecycle_active != pa.loop.full_lifecycle_active:
@@ -291,14 +314,14 @@ class AgentRuntime:
         if update.state_changed:
             self._seq += 1
             pa.state_change_seq = self._seq
-        if update.current.label is not None and update.current.state == ast.IDLE:
+        if update.current.label is not None and update.current.state == AgentStatus.IDLE.value:
             pa.interactive_ready = True
         loc = self.loc_of(pa)
         if loc is not None:
             self._emit(loc, pa, update)
         pa.notify()
 
-    def _emit(self, loc: m.PaneLoc, pa: PaneAgent, update: ast.Update) -> None:
+    def _emit(self, loc: m.PaneLoc, pa: PaneAgent, update: agent_state.Update) -> None:
         host = self.host
         if update.agent_changed:
             data: Record = {
@@ -320,7 +343,7 @@ class AgentRuntime:
         data: Record = {
             "pane_id": loc.pane_id,
             "workspace_id": loc.workspace_id,
-            "agent_status": ast.pane_status(pa.st),
+            "agent_status": agent_state.pane_status(pa.st),
         }
         data.update(self._presentation_fields(pa, with_agent=True))
         self.host.emit("pane_agent_status_changed", data)
@@ -328,7 +351,7 @@ class AgentRuntime:
     # -- seen ------------------------------------------------------------------------
 
     def mark_seen(self, pa: PaneAgent) -> None:
-        if ast.mark_seen(pa.st):
+        if agent_state.mark_seen(pa.st):
             loc = self.loc_of(pa)
             if loc is not None:
                 self._emit_status(loc, pa)
@@ -343,11 +366,11 @@ class AgentRuntime:
 
     def tab_viewed(self, workspace_id: str, tab_id: str) -> None:
         """An attached client shows this tab: its panes count as seen."""
+        del workspace_id  # the tab id names its workspace
         try:
             _ws, tab = self.host.session.tab(tab_id)
-        except Exception:
+        except m.ModelError:
             return
-        del workspace_id
         self.mark_tab_seen(tab)
 
     # -- records ---------------------------------------------------------------------
@@ -355,9 +378,14 @@ class AgentRuntime:
     def for_pane(self, pane: m.Pane) -> PaneAgent | None:
         return self.panes.get(pane.terminal_id)
 
-    def status_of(self, pane: m.Pane) -> ast.Status:
+    def terminal_state(self, terminal_id: str) -> agent_state.TerminalAgentState | None:
+        """A terminal's arbitration state (what persistence saves), if it has one."""
+        pa = self.panes.get(terminal_id)
+        return pa.st if pa is not None else None
+
+    def status_of(self, pane: m.Pane) -> agent_state.Status:
         pa = self.panes.get(pane.terminal_id)
-        return ast.pane_status(pa.st) if pa is not None else ast.UNKNOWN
+        return agent_state.pane_status(pa.st) if pa is not None else AgentStatus.UNKNOWN.value
 
     def _presentation_fields(self, pa: PaneAgent, *, with_agent: bool) -> Record:
         out: Record = {}
@@ -373,16 +401,16 @@ class AgentRuntime:
             out["state_labels"] = pres.labels()
         return out
 
-    def pane_fields(self, terminal_id: str) -> tuple[ast.Status, Record]:
+    def pane_fields(self, terminal_id: str) -> tuple[agent_state.Status, Record]:
         """``agent_status`` and the agent part of a PaneInfo record."""
         pa = self.panes.get(terminal_id)
         if pa is None:
-            return ast.UNKNOWN, {}
+            return AgentStatus.UNKNOWN.value, {}
         extra = self._presentation_fields(pa, with_agent=True)
-        tokens = ast.token_values(pa.st)
+        tokens = agent_state.token_values(pa.st)
         if tokens:
             extra["tokens"] = dict(tokens)
-        session = ast.session_identity(pa.st)
+        session = agent_state.session_identity(pa.st)
         if session is not None:
             extra["agent_session"] = {
                 "source": session.source,
@@ -390,7 +418,7 @@ class AgentRuntime:
                 "kind": session.ref.kind,
                 "value": session.ref.value,
             }
-        return ast.pane_status(pa.st), extra
+        return agent_state.pane_status(pa.st), extra
 
     def agent_record(self, loc: m.PaneLoc) -> Record:
         """AgentInfo: PaneInfo minus label/scroll, plus name and state bookkeeping."""
@@ -404,7 +432,7 @@ class AgentRuntime:
             record["state_change_seq"] = pa.state_change_seq
             record["interactive_ready"] = pa.interactive_ready
             record["launch_pending"] = pa.launch_pending
-            record["screen_detection_skipped"] = ast.full_lifecycle_active(pa.st)
+            record["screen_detection_skipped"] = agent_state.full_lifecycle_active(pa.st)
         else:
             record["state_change_seq"] = 0
         return record
@@ -422,7 +450,7 @@ class AgentRuntime:
         out = []
         for loc in self.host.session.iter_panes():
             pa = self.panes.get(loc.pane.terminal_id)
-            if pa is not None and ast.is_agent_terminal(pa.st):
+            if pa is not None and agent_state.is_agent_terminal(pa.st):
                 out.append((loc, pa))
         return out
 

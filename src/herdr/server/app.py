@@ -1,8 +1,10 @@
-"""``herdr server``: claim the socket, run the loop, shut down cleanly.
+"""``herdr server``: claim the socket, build the server, run the loop, shut down cleanly.
 
-One asyncio loop (uvloop when installed) owns everything; SIGTERM/SIGINT and
-``server.stop`` take the same shutdown path: end streams, run shutdown hooks (pane
-processes), close connections, remove our socket file, release the lock.
+`build_server` wires every part in one place and returns the immutable `Server`. One
+asyncio loop (uvloop when installed) owns everything; SIGTERM/SIGINT and
+``server.stop`` take the same shutdown path: end streams, save the session, stop the
+cwd sampler and the pane processes, close connections, remove our socket file,
+release the lock.
 """
 
 from __future__ import annotations
@@ -16,24 +18,26 @@ import sys
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
-from herdr.api import protocol
 from herdr.config import safe_paths, server_settings
+from herdr.runtime.events import EventBus
 from herdr.server import limits, logs, socketfile
+from herdr.server.attach import AttachRegistry
 from herdr.server.claim import claim_dirs
-from herdr.server.core import ServerCore, ServerInfo
+from herdr.server.core import ServerCore, encode
+from herdr.server.cwd_sampler import CwdSampler
 from herdr.server.dispatch import Dispatcher
+from herdr.server.info import ServerInfo
 from herdr.server.methods import build_table
-from herdr.server.methods_io import OutputMatchFilter, current_output_match
 from herdr.server.panes import PaneHost
-from herdr.server.persistence import attach_persistence
+from herdr.server.persistence import Persistence
 from herdr.server.transport import Listener
+from herdr.server.views import ViewedPanes
+from herdr.server.wiring import Server
 
 log = logging.getLogger("herdr.server")
 
-Setup = Callable[[ServerCore], Any]
 
-
-def run(info: ServerInfo, env: Mapping[str, str], setup: Setup | None = None) -> int:
+def run(info: ServerInfo, env: Mapping[str, str]) -> int:
     """Run a server in the foreground until stopped; returns the exit code."""
     path = info.socket_path
     try:
@@ -55,7 +59,7 @@ def run(info: ServerInfo, env: Mapping[str, str], setup: Setup | None = None) ->
             "starting",
             extra={"socket": str(path), "session": info.session, "replaced_stale": stale},
         )
-        _run_loop(_serve(info, env, setup))
+        _run_loop(_serve(info, env))
         log.info("stopped")
         return 0
     finally:
@@ -71,29 +75,36 @@ def _run_loop(main: Coroutine[Any, Any, None]) -> None:
     uvloop.run(main)
 
 
-def attach_panes(core: ServerCore, env: Mapping[str, str]) -> PaneHost:
-    """Give the server its session model and terminals, and the hooks they fill."""
+def build_server(info: ServerInfo, env: Mapping[str, str]) -> Server:
+    """Every part of one server, wired once. Nothing runs yet (see `_serve`)."""
     settings, warnings = server_settings.load(env)
     for warning in warnings:
         log.warning(warning)
-    host = PaneHost(core, settings, env)
-    core.host = host
-    core.resolve_pane = host.resolve_pane
-    core.filter_factories[protocol.OUTPUT_MATCHED] = lambda item: OutputMatchFilter(item, host)
-    core.current_match = lambda match: current_output_match(host, match)
-    core.shutdown_hooks.append(host.shutdown)
-    return host
+    bus = EventBus(encode)
+    views = ViewedPanes()
+    host = PaneHost(info, bus, settings, env, views)
+    core = ServerCore(info, bus, asyncio.Event(), host)
+    return Server(
+        info=core.info,
+        bus=core.bus,
+        stopping=core.stopping,
+        panes=host,
+        agents=host.agents,
+        attach=AttachRegistry(core, views, host.agents),
+        views=views,
+        persistence=Persistence(core, host.agents, env=env),
+        cwd=CwdSampler(host),
+    )
 
 
-async def _serve(info: ServerInfo, env: Mapping[str, str], setup: Setup | None) -> None:
-    core = ServerCore(info)
-    attach_panes(core, env)
-    if setup is not None:
-        setup(core)
-    if core.host is not None:  # restore session.json before any client can connect
-        attach_persistence(core, core.host, env)
-    dispatcher = Dispatcher(core, build_table())
-    listener = Listener(dispatcher.handle_line, max_connections=limits.max_connections_of(core))
+async def _serve(info: ServerInfo, env: Mapping[str, str]) -> None:
+    server = build_server(info, env)
+    server.persistence.start()  # restore session.json before any client can connect
+    server.cwd.start()
+    dispatcher = Dispatcher(server, build_table())
+    listener = Listener(
+        dispatcher.handle_line, max_connections=limits.max_connections_of(server.panes)
+    )
     old_umask = os.umask(0o177)  # the socket is born 0600, no window where it is wider
     try:
         await listener.start(info.socket_path)
@@ -103,27 +114,32 @@ async def _serve(info: ServerInfo, env: Mapping[str, str], setup: Setup | None) 
     ident = socketfile.identity(info.socket_path)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        loop.add_signal_handler(signum, core.request_stop, signal.Signals(signum).name)
+        loop.add_signal_handler(signum, server.request_stop, signal.Signals(signum).name)
     log.info("listening", extra={"socket": str(info.socket_path)})
     try:
-        await core.stopping.wait()
+        await server.stopping.wait()
     finally:
-        await _shutdown(core, listener)
+        await _shutdown(server, listener)
         try:
             socketfile.remove_if_owned(info.socket_path, ident)
         except OSError as err:  # a read-only/immutable dir must not turn exit into a crash
             log.warning("cannot remove the socket file %s: %s", info.socket_path, err)
 
 
-async def _shutdown(core: ServerCore, listener: Listener) -> None:
-    core.bus.end_all("server_stopping")
+async def _shutdown(server: Server, listener: Listener) -> None:
+    server.bus.end_all("server_stopping")
     await asyncio.sleep(0)  # let stream pumps write their end events
-    for hook in core.shutdown_hooks:
+    steps: list[tuple[str, Callable[[], object]]] = [
+        ("final save", server.persistence.shutdown),  # first: the panes are still alive
+        ("cwd sampler", server.cwd.stop),
+        ("panes", server.panes.shutdown),
+    ]
+    for name, step in steps:
         try:
-            outcome = hook()
+            outcome = step()
             if asyncio.iscoroutine(outcome):
                 await outcome
         except Exception:
-            log.exception("shutdown hook failed")
+            log.exception("shutdown step %s failed", name)
     with contextlib.suppress(Exception):
         await listener.close()

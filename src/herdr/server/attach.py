@@ -48,6 +48,7 @@ from herdr.runtime.events import Filter
 from herdr.runtime.layout import Rect
 from herdr.server.core import ServerCore, encode
 from herdr.server.transport import PushReader
+from herdr.server.views import TabSeen, ViewedPanes
 
 if TYPE_CHECKING:
     from herdr.server.panes import Terminal
@@ -223,11 +224,43 @@ class AttachedClient:
         return current, current.active()
 
 
-class AttachRegistry:
-    """Every attached client of one server; owns the per-terminal row cache."""
+class _ViewsMoved(Filter):
+    """Hears the events that can change which panes a client shows (panes, tabs and
+    workspaces created, closed, moved or focused; layouts), never output or agent
+    state, and refreshes the viewed set (`apply` queues nothing)."""
 
-    def __init__(self, core: ServerCore) -> None:
+    def __init__(self, registry: AttachRegistry) -> None:
+        super().__init__({"type": "herdr.attach.views"})
+        self.kinds = _VIEW_KINDS
+        self._registry = registry
+
+    def apply(self, event: Any) -> None:
+        self._registry.refresh_views()
+
+
+_VIEW_KINDS = frozenset(protocol.EVENT_KINDS) - {
+    "pane_output_changed",
+    "pane_agent_detected",
+    "pane_agent_status_changed",
+    "pane_updated",
+    "workspace_updated",
+    "workspace_metadata_updated",
+    "workspace_renamed",
+    "tab_renamed",
+}
+
+
+class AttachRegistry:
+    """Every attached client of one server; owns the per-terminal row cache.
+
+    It keeps ``views`` (what focused clients show, for seen/done) current and tells
+    ``seen`` when a client starts showing a tab.
+    """
+
+    def __init__(self, core: ServerCore, views: ViewedPanes, seen: TabSeen) -> None:
         self.core = core
+        self.views = views
+        self.seen = seen
         self.clients: dict[str, AttachedClient] = {}
         self.screens: dict[str, _Screen] = {}
         self.state_gen = 0
@@ -236,24 +269,26 @@ class AttachRegistry:
         self._last_seq = -1
         self._next_id = 1
         self._last_state_build = 0.0
-        core.pane_viewed = self.pane_viewed
+        core.bus.subscribe([_ViewsMoved(self)])
 
     # -- seen/attention --------------------------------------------------------------
 
     def pane_viewed(self, pane_id: str) -> bool:
-        host = self.core.host
-        if host is None:
-            return False
+        """Whether a focused client shows ``pane_id`` (one set lookup)."""
+        return self.views.pane_viewed(pane_id)
+
+    def refresh_views(self) -> None:
+        """Recompute the viewed set: the panes of the tab each focused client shows.
+        Called when that may have changed (a client came, left or sent ``view``; an
+        event moved panes, tabs or the focus)."""
+        session = self.core.panes.session
+        viewed: set[str] = set()
         for client in self.clients.values():
-            if client.focused and pane_id in client.visible:
-                return True
-            if client.focused:
-                shown = client.view_tab(host.session)
-                if shown is not None and any(
-                    shown[0].pane_id(p) == pane_id for p in shown[1].panes.values()
-                ):
-                    return True
-        return False
+            shown = client.view_tab(session) if client.focused else None
+            if shown is not None:
+                ws, tab = shown
+                viewed.update(ws.pane_id(pane) for pane in tab.panes.values())
+        self.views.replace(viewed)
 
     # -- state document --------------------------------------------------------------
 
@@ -329,8 +364,8 @@ class AttachRegistry:
         self.apply_size(client)
 
     def apply_size(self, client: AttachedClient) -> None:
-        host = self.core.host
-        if host is None or client.cols <= 0 or client.rows <= 0:
+        host = self.core.panes
+        if client.cols <= 0 or client.rows <= 0:
             return
         area = host.session.area
         if (area.width, area.height) == (client.cols, client.rows):
@@ -352,11 +387,13 @@ class AttachRegistry:
         client.workspace_id = _str(params.get("workspace_id"))
         client.tab_id = _str(params.get("tab_id"))
         self.clients[client.client_id] = client
+        self.refresh_views()
         self.touch(client)
         return client
 
     def drop(self, client: AttachedClient) -> None:
         self.clients.pop(client.client_id, None)
+        self.refresh_views()
         for tid, term in client.watching.items():
             waker = client.wakers.get(tid)
             if waker is not None:
@@ -548,14 +585,15 @@ class AttachRegistry:
             if isinstance(focused, bool):
                 client.focused = focused
             after = client.view_tab(host.session)
+            self.refresh_views()
             if after is not None and client.focused:
                 changed = before is None or before[1] is not after[1]
                 if changed or not was_focused:
                     ws, tab = after
                     try:
-                        self.core.on_tab_viewed(ws.id, ws.tab_id(tab))
+                        self.seen.tab_viewed(ws.id, ws.tab_id(tab))
                     except Exception:
-                        log.exception("on_tab_viewed failed")
+                        log.exception("tab_viewed failed")
             client.wake.set()
 
     def _invalidate(self, term: Terminal) -> None:
@@ -600,18 +638,11 @@ class AttachRegistry:
         return host.terminal(loc)
 
 
-def registry_for(core: ServerCore) -> AttachRegistry:
-    """The server's registry, created (and hooked into ``core``) on first use."""
-    registry = getattr(core, "_attach_registry", None)
-    if not isinstance(registry, AttachRegistry):
-        registry = AttachRegistry(core)
-        setattr(core, "_attach_registry", registry)  # noqa: B010 - ServerCore is not ours
-    return registry
-
-
-async def serve_client(core: ServerCore, conn: Connection, request_id: str, params: Any) -> None:
+async def serve_client(
+    registry: AttachRegistry, conn: Connection, request_id: str, params: Any
+) -> None:
     """Run one attach stream until the client or the server goes away."""
-    registry = registry_for(core)
+    core = registry.core
     client = registry.new_client(conn, params if isinstance(params, dict) else {})
     sub, _info = core.bus.subscribe([_AnyLifecycle()])
     sub.wake = client.wake.set

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from herdr.config import paths, safe_paths
-from herdr.server.core import ServerInfo
+from herdr.server.info import ServerInfo
 
 __all__ = ["claim_dirs", "server_info"]
 

@@ -19,9 +19,13 @@ import orjson
 from herdr.api import protocol
 from herdr.api.schema import method_params_refs, request_defs
 from herdr.api.validate import ParamsValidator, json_type
+from herdr.runtime.agents import AgentError
+from herdr.runtime.metadata import ReportError
 from herdr.runtime.model import ModelError
-from herdr.server.core import ApiError, Call, Result, ServerCore, encode
+from herdr.server.core import ApiError, Result, encode
 from herdr.server.transport import Connection
+from herdr.server.wiring import Call, Server
+from herdr.vocab import HerdrError
 
 log = logging.getLogger("herdr.server.dispatch")
 
@@ -44,8 +48,8 @@ def _error_line(request_id: str, code: str, message: str) -> bytes:
 class Dispatcher:
     """Turns one request line into one response line."""
 
-    def __init__(self, core: ServerCore, table: Mapping[str, Method]) -> None:
-        self._core = core
+    def __init__(self, server: Server, table: Mapping[str, Method]) -> None:
+        self._server = server
         self._table = dict(table)
         self._validate = ParamsValidator(request_defs(), method_params_refs())
         self._known = frozenset(protocol.METHODS)
@@ -99,11 +103,13 @@ class Dispatcher:
             problem = self._validate(method_name, params)
             if problem is not None:
                 raise ApiError(protocol.INVALID_PARAMS, problem)
-            call = Call(request_id, method_name, params, self._core, conn)
+            call = Call(request_id, method_name, params, self._server, conn)
             outcome = method.handler(call)
             if inspect.isawaitable(outcome):
                 outcome = await outcome
-        except (ApiError, ModelError) as exc:
+        # Every failure with a code of its own becomes that error envelope, here only.
+        # (The runtime errors named beside HerdrError have the same .code/.message.)
+        except (HerdrError, ModelError, AgentError, ReportError) as exc:
             if log.isEnabledFor(logging.DEBUG):
                 log.debug("%s failed: %s", method_name, exc, extra={"request_id": request_id})
             return _error_line(request_id, exc.code, exc.message)

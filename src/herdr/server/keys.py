@@ -11,11 +11,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from herdr.api.key_names import CHAR_NAMES
+from herdr.vocab import ErrorCode, HerdrError
 
 
-class InvalidKey(ValueError):
+class InvalidKey(HerdrError):
+    """A key name no terminal can send; answers ``invalid_key``."""
+
     def __init__(self, key: str, why: str = "unknown key") -> None:
-        super().__init__(f"{why}: {key!r}")
+        super().__init__(ErrorCode.INVALID_KEY, f"{why}: {key!r}")
         self.key = key
 
 

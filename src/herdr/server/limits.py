@@ -24,7 +24,7 @@ from herdr.config.server_settings import ServerSettings
 from herdr.terminal import pty
 
 if TYPE_CHECKING:
-    from herdr.server.core import ServerCore
+    from herdr.server.panes import PaneHost
 
 log = logging.getLogger("herdr.server.limits")
 
@@ -58,14 +58,9 @@ def raise_nofile_limit() -> tuple[int, int]:
     return soft, soft
 
 
-def max_connections_of(core: ServerCore) -> Callable[[], int]:
+def max_connections_of(host: PaneHost) -> Callable[[], int]:
     """The live ``[server] max_connections`` (``server.reload_config`` changes it)."""
-
-    def current() -> int:
-        host = core.host
-        return DEFAULT_MAX_CONNECTIONS if host is None else host.settings.max_connections
-
-    return current
+    return lambda: host.settings.max_connections
 
 
 def soft_nofile_limit() -> int:

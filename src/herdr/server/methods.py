@@ -18,7 +18,6 @@ from herdr.server.dispatch import Method
 def build_table() -> dict[str, Method]:
     ws = methods_workspaces
     panes = methods_panes
-    io = methods_io
     reports = methods_reports
     return {
         "ping": Method(methods_server.ping),
@@ -60,11 +59,11 @@ def build_table() -> dict[str, Method]:
         "layout.export": Method(panes.layout_export),
         "layout.apply": Method(panes.layout_apply),
         "layout.set_split_ratio": Method(panes.layout_set_split_ratio),
-        "pane.send_text": Method(io.pane_send_text),
-        "pane.send_keys": Method(io.pane_send_keys),
-        "pane.send_input": Method(io.pane_send_input),
-        "pane.read": Method(io.pane_read),
-        "pane.wait_for_output": Method(io.pane_wait_for_output),
+        "pane.send_text": Method(methods_io.pane_send_text),
+        "pane.send_keys": Method(methods_io.pane_send_keys),
+        "pane.send_input": Method(methods_io.pane_send_input),
+        "pane.read": Method(methods_io.pane_read),
+        "pane.wait_for_output": Method(methods_io.pane_wait_for_output),
         **{name: Method(handler) for name, handler in methods_agents.AGENT_METHODS.items()},
         "pane.report_agent": Method(reports.pane_report_agent),
         "pane.report_agent_session": Method(reports.pane_report_agent_session),

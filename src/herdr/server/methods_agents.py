@@ -10,66 +10,44 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import tomllib
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from herdr.api import protocol
 from herdr.detect.manifest import DetectionInput, evaluate, explain_dict
 from herdr.detect.manifest.sources import read_update_status
-from herdr.runtime import agent_state as ast
+from herdr.runtime import agent_state
 from herdr.runtime import agents as ra
 from herdr.runtime import model as m
-from herdr.server import methods_io as io
+from herdr.server import methods_io
 from herdr.server.agents import AgentRuntime, PaneAgent
-from herdr.server.core import ApiError, Call, Result
+from herdr.server.core import ApiError, Result
 from herdr.server.dispatch import Handler
 from herdr.server.keys import paste
+from herdr.server.wiring import Call
 from herdr.terminal import procfs, views
 from herdr.terminal.pty import PtyClosed, PtyWriteOverflow
-
-
-def _api_error(exc: ra.AgentError) -> ApiError:
-    return ApiError(exc.code, exc.message)
-
-
-def _sync(fn: Callable[[Call], Result]) -> Handler:
-    def run(call: Call) -> Result:
-        try:
-            return fn(call)
-        except ra.AgentError as exc:
-            raise _api_error(exc) from None
-
-    return run
-
-
-def _async(fn: Callable[[Call], Awaitable[Result]]) -> Handler:
-    async def run(call: Call) -> Result:
-        try:
-            return await fn(call)
-        except ra.AgentError as exc:
-            raise _api_error(exc) from None
-
-    return run
+from herdr.vocab import AgentStatus, ErrorCode
 
 
 def _rt(call: Call) -> AgentRuntime:
-    return call.core.panes.agents
+    return call.server.agents
 
 
 def resolve(call: Call, target: str) -> tuple[m.PaneLoc, PaneAgent]:
-    host = call.core.panes
+    host = call.server.panes
     rt = host.agents
     candidates = []
     for loc in host.session.iter_panes():
         pa = rt.for_pane(loc.pane)
         if pa is not None:
-            is_agent = ast.is_agent_terminal(pa.st)
+            is_agent = agent_state.is_agent_terminal(pa.st)
             candidates.append(ra.Candidate(loc.pane_id, (), pa.st.agent_name, is_agent))
     pane_id = ra.resolve_target(target, candidates, host.resolve_pane(target))
     loc = host.session.pane(pane_id)
     pa = rt.for_pane(loc.pane)
     if pa is None:
-        raise ra.AgentError(ra.AGENT_NOT_FOUND, f"no agent {target!r}")
+        raise ApiError(ErrorCode.AGENT_NOT_FOUND, f"no agent {target!r}")
     return loc, pa
 
 
@@ -78,7 +56,7 @@ def _info(call: Call, loc: m.PaneLoc) -> Result:
 
 
 def _sub_call(call: Call, params: dict[str, Any]) -> Call:
-    return Call(call.id, call.method, params, call.core, call.conn)
+    return Call(call.id, call.method, params, call.server, call.conn)
 
 
 # --- reads and input ----------------------------------------------------------------
@@ -98,12 +76,14 @@ def agent_read(call: Call) -> Result:
     loc, _pa = resolve(call, call.params["target"])
     params = {k: v for k, v in call.params.items() if k != "target"}
     params["pane_id"] = loc.pane_id
-    return io.pane_read(_sub_call(call, params))
+    return methods_io.pane_read(_sub_call(call, params))
 
 
 def agent_send_keys(call: Call) -> Result:
     loc, _pa = resolve(call, call.params["target"])
-    return io.pane_send_keys(_sub_call(call, {"pane_id": loc.pane_id, "keys": call.params["keys"]}))
+    return methods_io.pane_send_keys(
+        _sub_call(call, {"pane_id": loc.pane_id, "keys": call.params["keys"]})
+    )
 
 
 def agent_rename(call: Call) -> Result:
@@ -114,14 +94,14 @@ def agent_rename(call: Call) -> Result:
         ra.check_name(name)
         ra.check_name_free(name, rt.names(exclude=pa))
     if pa.st.agent_name != name:
-        ast.set_agent_name(pa.st, name)
-        call.core.panes.emit("pane_updated", {"pane": call.core.panes.pane_record(loc)})
+        agent_state.set_agent_name(pa.st, name)
+        call.server.panes.emit("pane_updated", {"pane": call.server.panes.pane_record(loc)})
     return _info(call, loc)
 
 
 def agent_focus(call: Call) -> Result:
     loc, _pa = resolve(call, call.params["target"])
-    host = call.core.panes
+    host = call.server.panes
     before = host.session.focused_ids()
     loc = host.session.focus_pane(loc.pane_id)
     host.agents.mark_tab_seen(loc.tab)
@@ -136,9 +116,9 @@ def agent_explain(call: Call) -> Result:
     loc, pa = resolve(call, call.params["target"])
     rt = _rt(call)
     st = pa.st
-    if ast.full_lifecycle_active(st):
+    if agent_state.full_lifecycle_active(st):
         doc: dict[str, object] = explain_dict(
-            agent=ast.effective_label(st) or "unknown",
+            agent=agent_state.effective_label(st) or "unknown",
             evaluation=None,
             manifest=None,
             manifest_source=None,
@@ -148,13 +128,13 @@ def agent_explain(call: Call) -> Result:
             remote_update_error=None,
             warning=None,
         )
-        doc["state"] = ast.effective_state(st)
+        doc["state"] = agent_state.effective_state(st)
         doc["fallback_reason"] = None
         doc["screen_detection_skipped"] = True
         doc["screen_detection_skip_reason"] = "full_lifecycle_hook_authority"
         return {"type": "agent_explain", "explain": doc}
-    agent = ast.effective_known_agent(st) or st.detected_agent
-    term = call.core.panes.terminal(loc)
+    agent = agent_state.effective_known_agent(st) or st.detected_agent
+    term = call.server.panes.terminal(loc)
     if agent is None or term is None or term.emulator.closed:
         raise ApiError(ra.AGENT_EXPLAIN_UNAVAILABLE, "no known agent to explain in this pane")
     emu = term.emulator
@@ -193,9 +173,9 @@ def _check_running(rt: AgentRuntime, pin: Pin) -> None:
     """The pinned occupant is still there: not exited, released, replaced or moved."""
     pa, occupant, pane_id = pin
     loc = rt.loc_of(pa)
-    gone = pa.closed or pa.occupant != occupant or not ast.is_agent_terminal(pa.st)
+    gone = pa.closed or pa.occupant != occupant or not agent_state.is_agent_terminal(pa.st)
     if gone or loc is None or loc.pane_id != pane_id:
-        raise ra.AgentError(ra.AGENT_NOT_RUNNING, "the agent is no longer running")
+        raise ApiError(ErrorCode.AGENT_NOT_RUNNING, "the agent is no longer running")
 
 
 async def _wait_for(
@@ -224,7 +204,7 @@ def _timeout_s(timeout_ms: int | None) -> float | None:
 
 
 def _timed_out(what: str) -> ApiError:
-    return ApiError(ra.TIMEOUT, f"timed out waiting for {what}")
+    return ApiError(ErrorCode.TIMEOUT, f"timed out waiting for {what}")
 
 
 async def agent_wait(call: Call) -> Result:
@@ -245,7 +225,7 @@ async def agent_wait(call: Call) -> Result:
 
     def ready() -> bool:
         nonlocal outcome
-        statuses = {t: ast.pane_status(pa.st) for t, (_loc, pa) in resolved.items()}
+        statuses = {t: agent_state.pane_status(pa.st) for t, (_loc, pa) in resolved.items()}
         outcome = ra.combine(statuses, until, mode)
         return outcome.done
 
@@ -268,7 +248,7 @@ async def agent_wait(call: Call) -> Result:
 
 
 def _write(call: Call, loc: m.PaneLoc, data: bytes, code: str) -> None:
-    term = call.core.panes.terminal(loc)
+    term = call.server.panes.terminal(loc)
     try:
         if term is None:
             raise PtyClosed("no terminal")
@@ -284,9 +264,9 @@ async def agent_prompt(call: Call) -> Result:
     wait = p.get("wait")
     until = ra.until_set(wait.get("until")) if isinstance(wait, dict) else ra.DEFAULT_UNTIL
     timeout_ms = wait.get("timeout_ms") if isinstance(wait, dict) else None
-    status = ast.pane_status(pa.st)
+    status = agent_state.pane_status(pa.st)
     ra.check_promptable(status)
-    term = call.core.panes.terminal(loc)
+    term = call.server.panes.terminal(loc)
     bracketed = term is not None and term.emulator.input_modes().bracketed_paste
     pin, seq0 = _pin(loc, pa), pa.state_change_seq
     loop = asyncio.get_running_loop()
@@ -300,7 +280,7 @@ async def agent_prompt(call: Call) -> Result:
     pinned = [pin]
     if not isinstance(wait, dict):
         return {**_info(call, loc), "type": "agent_prompted", "delivery": stages}
-    if status != "working":
+    if status != AgentStatus.WORKING.value:
         budget_ms, code = ra.prompt_stall_budget(timeout_ms)
         started = await _wait_for(rt, pinned, lambda: pa.state_change_seq != seq0, budget_ms / 1000)
         if not started:
@@ -311,7 +291,7 @@ async def agent_prompt(call: Call) -> Result:
     if timeout_ms is not None:
         remaining = timeout_ms / 1000 - (loop.time() - started_at)
     if not await _wait_for(
-        rt, pinned, lambda: ra.satisfied(ast.pane_status(pa.st), until), remaining
+        rt, pinned, lambda: ra.satisfied(agent_state.pane_status(pa.st), until), remaining
     ):
         raise _timed_out("the agent to settle")
     return {**_info(call, loc), "type": "agent_prompted", "delivery": stages}
@@ -322,7 +302,7 @@ async def agent_prompt(call: Call) -> Result:
 
 async def agent_start(call: Call) -> Result:
     p = call.params
-    host = call.core.panes
+    host = call.server.panes
     rt = host.agents
     name = ra.check_name(p["name"])
     agent = ra.check_kind(p["kind"])
@@ -332,16 +312,16 @@ async def agent_start(call: Call) -> Result:
     try:
         loc = host.session.pane(p["pane_id"])
     except m.ModelError:
-        raise ApiError(ra.AGENT_PANE_NOT_FOUND, f"no pane {p['pane_id']!r}") from None
+        raise ApiError(ErrorCode.AGENT_PANE_NOT_FOUND, f"no pane {p['pane_id']!r}") from None
     pa = rt.for_pane(loc.pane)
     term = host.terminal(loc)
     if pa is None or term is None or term.pty is None or term.exit_status is not None:
-        raise ApiError(ra.AGENT_PANE_UNAVAILABLE, f"pane {loc.pane_id} has no running shell")
+        raise ApiError(ErrorCode.AGENT_PANE_UNAVAILABLE, f"pane {loc.pane_id} has no running shell")
     probe = procfs.probe_foreground(term.pty.pid, master_fd=term.pty.process.fd, mode=rt.mode)
     ra.check_start_pane(
         ra.StartCheck(
             has_command=loc.pane.command is not None,
-            has_agent=ast.is_agent_terminal(pa.st),
+            has_agent=agent_state.is_agent_terminal(pa.st),
             launch_pending=pa.launch_pending,
             shell_in_foreground=probe.foreground_is_pane_shell,
         )
@@ -351,13 +331,17 @@ async def agent_start(call: Call) -> Result:
     rt.pending_names.add(name)
     named = False
     try:
-        _write(call, loc, (ra.command_line(argv) + "\r").encode(), ra.AGENT_START_INPUT_FAILED)
+        _write(
+            call, loc, (ra.command_line(argv) + "\r").encode(), ErrorCode.AGENT_START_INPUT_FAILED
+        )
 
         def arrived() -> bool:
             return pa.st.label == agent.label
 
         def settled() -> bool:
-            return pa.interactive_ready or ast.pane_status(pa.st) == "blocked"
+            return (
+                pa.interactive_ready or agent_state.pane_status(pa.st) == AgentStatus.BLOCKED.value
+            )
 
         loop = asyncio.get_running_loop()
         began = loop.time()
@@ -366,19 +350,19 @@ async def agent_start(call: Call) -> Result:
         ):
             raise _timed_out(f"{agent.label} to start")
         if pa.closed:
-            raise ApiError(ra.AGENT_NOT_RUNNING, "the pane closed while the agent started")
-        ast.set_agent_name(pa.st, name)
+            raise ApiError(ErrorCode.AGENT_NOT_RUNNING, "the pane closed while the agent started")
+        agent_state.set_agent_name(pa.st, name)
         named = True
         host.emit("pane_updated", {"pane": host.pane_record(loc)})
         remaining = timeout_ms / 1000 - (loop.time() - began)
         if not await _wait_for(rt, [_pin(loc, pa)], settled, remaining):
             raise _timed_out(f"{agent.label} to become ready")
-        if ast.pane_status(pa.st) == "blocked":
-            raise ApiError(ra.AGENT_NOT_READY, f"{agent.label} is blocked at startup")
+        if agent_state.pane_status(pa.st) == AgentStatus.BLOCKED.value:
+            raise ApiError(ErrorCode.AGENT_NOT_READY, f"{agent.label} is blocked at startup")
     except BaseException:
         if not named:
             with contextlib.suppress(Exception):
-                ast.set_agent_name(pa.st, None)
+                agent_state.set_agent_name(pa.st, None)
         raise
     finally:
         pa.launch_pending = False
@@ -452,8 +436,8 @@ def tab_focus_marks_seen(handler: Handler) -> Handler:
     """``tab.focus``: the tab's panes count as seen (API reads never do)."""
 
     def run(call: Call) -> Any:
-        _ws, tab = call.core.panes.session.tab(call.params["tab_id"])
-        call.core.panes.agents.mark_tab_seen(tab)
+        _ws, tab = call.server.panes.session.tab(call.params["tab_id"])
+        call.server.agents.mark_tab_seen(tab)
         return handler(call)
 
     return run
@@ -463,8 +447,8 @@ def pane_focus_marks_seen(handler: Handler) -> Handler:
     """``pane.focus`` focuses the pane's tab: its panes count as seen."""
 
     def run(call: Call) -> Any:
-        loc = call.core.panes.session.pane(call.params["pane_id"])
-        call.core.panes.agents.mark_tab_seen(loc.tab)
+        loc = call.server.panes.session.pane(call.params["pane_id"])
+        call.server.agents.mark_tab_seen(loc.tab)
         return handler(call)
 
     return run
@@ -475,7 +459,7 @@ def pane_move_ends_waits(handler: Handler) -> Handler:
 
     def run(call: Call) -> Any:
         result = handler(call)
-        for pa in list(call.core.panes.agents.panes.values()):
+        for pa in list(call.server.agents.panes.values()):
             pa.notify()
         return result
 
@@ -488,7 +472,7 @@ def snapshot_with_agents(handler: Handler) -> Handler:
     def run(call: Call) -> Any:
         result = handler(call)
         if isinstance(result, dict) and isinstance(result.get("snapshot"), dict):
-            rt = call.core.panes.agents
+            rt = call.server.agents
             result["snapshot"]["agents"] = [rt.agent_record(loc) for loc, _ in rt.agent_panes()]
         return result
 
@@ -496,16 +480,16 @@ def snapshot_with_agents(handler: Handler) -> Handler:
 
 
 AGENT_METHODS: dict[str, Handler] = {
-    "agent.list": _sync(agent_list),
-    "agent.get": _sync(agent_get),
-    "agent.read": _sync(agent_read),
-    "agent.send_keys": _sync(agent_send_keys),
-    "agent.rename": _sync(agent_rename),
-    "agent.focus": _sync(agent_focus),
-    "agent.explain": _sync(agent_explain),
-    "agent.wait": _async(agent_wait),
-    "agent.prompt": _async(agent_prompt),
-    "agent.start": _async(agent_start),
+    "agent.list": agent_list,
+    "agent.get": agent_get,
+    "agent.read": agent_read,
+    "agent.send_keys": agent_send_keys,
+    "agent.rename": agent_rename,
+    "agent.focus": agent_focus,
+    "agent.explain": agent_explain,
+    "agent.wait": agent_wait,
+    "agent.prompt": agent_prompt,
+    "agent.start": agent_start,
     "server.agent_manifests": server_agent_manifests,
     "server.reload_agent_manifests": server_reload_agent_manifests,
 }

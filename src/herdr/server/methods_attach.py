@@ -7,7 +7,8 @@ from typing import Any
 from herdr.api import protocol
 from herdr.api.limits import MAX_SIZE_CELLS
 from herdr.server.attach import serve_client
-from herdr.server.core import ApiError, Call, Result
+from herdr.server.core import ApiError, Result
+from herdr.server.wiring import Call
 
 ATTACH_METHOD = "client.attach"
 
@@ -35,6 +36,5 @@ def attach_precheck(params: dict[str, Any]) -> None:
 
 async def client_attach(call: Call) -> Result | None:
     """Answer ``attach_started``, then stream state and rows until either side leaves."""
-    call.core.panes  # noqa: B018 - raises internal_error without a session model
-    await serve_client(call.core, call.conn, call.id, call.params)
+    await serve_client(call.server.attach, call.conn, call.id, call.params)
     return None

@@ -6,8 +6,10 @@ import asyncio
 from typing import Any
 
 from herdr.api import protocol
-from herdr.runtime.events import Event, Filter, Subscriber, compile_subscription
-from herdr.server.core import ApiError, Call, Result, encode
+from herdr.runtime.events import Event, Filter, FilterFactory, Subscriber, compile_subscription
+from herdr.server.core import ApiError, Result, encode
+from herdr.server.methods_io import OutputMatchFilter, current_output_match
+from herdr.server.wiring import Call
 
 _MAX_WAIT_MS = 2**63 // 1_000_000  # beyond this asyncio's timers overflow
 # A subscriber's stream, while busy, is written at most this often (see _Pump).
@@ -15,19 +17,23 @@ BATCH_S = 0.004
 
 
 def _filters(call: Call) -> list[Filter]:
-    core = call.core
+    host = call.server.panes
+    # Subscription types with a filter of the server's own (the rest are the bus's).
+    factories: dict[str, FilterFactory] = {
+        protocol.OUTPUT_MATCHED: lambda item: OutputMatchFilter(item, host)
+    }
     filters: list[Filter] = []
     for index, raw in enumerate(call.params["subscriptions"]):
         item = dict(raw)
         if "pane_id" in item:
-            pane_id = core.resolve_pane(str(item["pane_id"]))
+            pane_id = host.resolve_pane(str(item["pane_id"]))
             if pane_id is None:
                 raise ApiError(
                     protocol.PANE_NOT_FOUND,
                     f"params.subscriptions[{index}].pane_id: pane {item['pane_id']} not found",
                 )
             item["pane_id"] = pane_id
-        filters.append(compile_subscription(item, core.filter_factories))
+        filters.append(compile_subscription(item, factories))
     return filters
 
 
@@ -69,7 +75,7 @@ class _Pump:
 
 async def subscribe(call: Call) -> Result | None:
     """Answer ``subscription_started``, replay from ``since_seq``, then stream live."""
-    bus = call.core.bus
+    bus = call.server.bus
     filters = _filters(call)
     since_seq = call.params.get("since_seq")
     sub, info = bus.subscribe(filters, since_seq)
@@ -114,7 +120,7 @@ def wait_precheck(params: dict[str, Any]) -> None:
 
 async def wait(call: Call) -> Result | None:
     """Hold until a matching event (or a logged one after ``since_seq``), or time out."""
-    core = call.core
+    server = call.server
     params = call.params
     match_event = params["match_event"]
     timeout_ms = params.get("timeout_ms")
@@ -125,11 +131,13 @@ async def wait(call: Call) -> Result | None:
         if not found.done():
             found.set_result(event)
 
-    current = core.current_match(match_event)
+    current = current_output_match(server.panes, match_event)
     if current is not None:
         matched(current)
     waiter = (
-        None if found.done() else core.bus.add_waiter(match_event, matched, params.get("since_seq"))
+        None
+        if found.done()
+        else server.bus.add_waiter(match_event, matched, params.get("since_seq"))
     )
 
     def gone() -> None:
@@ -148,7 +156,7 @@ async def wait(call: Call) -> Result | None:
         ) from None
     finally:
         if waiter is not None:
-            core.bus.remove_waiter(waiter)
+            server.bus.remove_waiter(waiter)
     if event is None:
         return None  # the caller went away
     return {"type": "wait_matched", "event": event.envelope()}

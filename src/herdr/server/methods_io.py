@@ -20,9 +20,10 @@ from herdr.api import protocol
 from herdr.runtime import model as m
 from herdr.runtime.events import Event, Filter, FilterEnded
 from herdr.runtime.line_match import InvalidPattern, LineMatcher, MatchTimeout
-from herdr.server.core import ApiError, Call, Result
-from herdr.server.keys import InvalidKey, encode_keys, paste
+from herdr.server.core import ApiError, Result
+from herdr.server.keys import encode_keys, paste
 from herdr.server.panes import PaneHost, Terminal
+from herdr.server.wiring import Call
 from herdr.terminal import views
 from herdr.terminal.pty import PtyClosed, PtyWriteOverflow
 
@@ -49,10 +50,8 @@ def _write(term: Terminal, chunks: list[bytes], pane_id: str) -> None:
 
 
 def _encode_keys(term: Terminal, keys: list[str]) -> list[bytes]:
-    try:
-        return encode_keys(keys, app_cursor=term.emulator.input_modes().application_cursor)
-    except InvalidKey as exc:
-        raise ApiError(protocol.INVALID_KEY, str(exc)) from None
+    """Raises `keys.InvalidKey` (``invalid_key``) before anything is written."""
+    return encode_keys(keys, app_cursor=term.emulator.input_modes().application_cursor)
 
 
 def _bracketed(term: Terminal) -> bool:
@@ -60,7 +59,7 @@ def _bracketed(term: Terminal) -> bool:
 
 
 def pane_send_text(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     loc = host.session.pane(call.params["pane_id"])
     term = _terminal(host, loc)
     _write(term, [paste(call.params["text"], bracketed=_bracketed(term))], loc.pane_id)
@@ -68,7 +67,7 @@ def pane_send_text(call: Call) -> Result:
 
 
 def pane_send_keys(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     loc = host.session.pane(call.params["pane_id"])
     term = _terminal(host, loc)
     _write(term, _encode_keys(term, call.params["keys"]), loc.pane_id)
@@ -77,7 +76,7 @@ def pane_send_keys(call: Call) -> Result:
 
 def pane_send_input(call: Call) -> Result:
     """Text (bracketed-paste aware) then keys; everything validated before writing."""
-    host = call.core.panes
+    host = call.server.panes
     loc = host.session.pane(call.params["pane_id"])
     term = _terminal(host, loc)
     keys = _encode_keys(term, call.params.get("keys", []))
@@ -129,7 +128,7 @@ def _wants_ansi(params: Mapping[str, Any]) -> bool:
 
 
 def pane_read(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     p = call.params
     loc = host.session.pane(p["pane_id"])
     term = _terminal(host, loc)
@@ -254,7 +253,7 @@ def _matched(loc: m.PaneLoc, term: Terminal, params: Mapping[str, Any], line: st
 
 
 async def pane_wait_for_output(call: Call) -> Result | None:
-    host = call.core.panes
+    host = call.server.panes
     p = call.params
     loc = host.session.pane(p["pane_id"])
     term = _terminal(host, loc)
@@ -270,7 +269,7 @@ async def pane_wait_for_output(call: Call) -> Result | None:
 async def _wait_for_output(
     call: Call, loc: m.PaneLoc, term: Terminal, matcher: LineMatcher
 ) -> Result | None:
-    host = call.core.panes
+    host = call.server.panes
     p = call.params
     source, lines = p["source"], p.get("lines")
     line = find_match(term, source, lines, matcher)
@@ -430,4 +429,4 @@ def current_output_match(host: PaneHost, match: Mapping[str, Any]) -> Event | No
         "workspace_id": loc.workspace_id,
         "revision": term.revision,
     }
-    return Event(host.core.bus.last_seq, "pane_output_changed", data)
+    return Event(host.bus.last_seq, "pane_output_changed", data)

@@ -6,9 +6,10 @@ from typing import Any
 
 from herdr.api import protocol
 from herdr.runtime import model as m
-from herdr.server.core import ApiError, Call, Result
+from herdr.server.core import ApiError, Result
 from herdr.server.methods_workspaces import check_cwd
 from herdr.server.panes import PaneHost
+from herdr.server.wiring import Call
 from herdr.terminal import procfs
 
 
@@ -35,24 +36,24 @@ def _pane_info(host: PaneHost, loc: m.PaneLoc) -> Result:
 
 
 def pane_list(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     locs = host.session.list_panes(call.params.get("workspace_id"))
     return {"type": "pane_list", "panes": [host.pane_record(loc) for loc in locs]}
 
 
 def pane_get(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     return _pane_info(host, host.session.pane(call.params["pane_id"]))
 
 
 def pane_current(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     loc = _target(host, call.params.get("caller_pane_id"))
     return {"type": "pane_current", "pane": host.pane_record(loc)}
 
 
 def pane_split(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     p = call.params
     session = host.session
     target = p.get("target_pane_id")
@@ -64,7 +65,7 @@ def pane_split(call: Call) -> Result:
         source = m.PaneLoc(ws, tab, tab.panes[tab.focused])
     else:
         source = _target(host, None)
-    cwd = check_cwd(p.get("cwd")) or host.live_cwd(source)
+    cwd = check_cwd(p.get("cwd")) or host.working_dir(source)
     before = session.focused_ids()
     loc = session.split_pane(
         source.pane_id,
@@ -88,7 +89,7 @@ def pane_split(call: Call) -> Result:
 
 
 def pane_close(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     loc = host.session.pane(call.params["pane_id"])
     ws, tab = loc.workspace, loc.tab
     before = host.session.focused_ids()
@@ -102,7 +103,7 @@ def pane_close(call: Call) -> Result:
 
 
 def pane_rename(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     loc = host.session.rename_pane(call.params["pane_id"], call.params.get("label"))
     record = host.pane_record(loc)
     host.emit("pane_updated", {"pane": dict(record)})
@@ -110,7 +111,7 @@ def pane_rename(call: Call) -> Result:
 
 
 def pane_focus(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     before = host.session.focused_ids()
     loc = host.session.focus_pane(call.params["pane_id"])
     host.emit_focus_changes(before)
@@ -118,13 +119,13 @@ def pane_focus(call: Call) -> Result:
 
 
 def pane_layout(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     loc = _target(host, call.params.get("pane_id"))
     return {"type": "pane_layout", "layout": _layout(host, loc)}
 
 
 def pane_zoom(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     before = host.session.focused_ids()
     ref = call.params.get("pane_id")
     result = host.session.zoom(_target(host, ref).pane_id, call.params.get("mode", "toggle"))
@@ -148,7 +149,7 @@ def pane_zoom(call: Call) -> Result:
 
 
 def pane_swap(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     p = call.params
     before = host.session.focused_ids()
     if p.get("direction") is not None:
@@ -179,7 +180,7 @@ def pane_swap(call: Call) -> Result:
 
 
 def pane_resize(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     p = call.params
     loc = _target(host, p.get("pane_id"))
     result = host.session.resize(loc.pane_id, p["direction"], p.get("amount"))
@@ -198,7 +199,7 @@ def pane_resize(call: Call) -> Result:
 
 
 def pane_neighbor(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     loc = _target(host, call.params.get("pane_id"))
     direction = call.params["direction"]
     other = host.session.neighbor(loc.pane_id, direction)
@@ -214,7 +215,7 @@ def pane_neighbor(call: Call) -> Result:
 
 
 def pane_edges(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     loc = _target(host, call.params.get("pane_id"))
     edges: dict[str, Any] = {str(k): v for k, v in host.session.edges(loc.pane_id).items()}
     edges.update(pane_id=loc.pane_id, layout=_layout(host, loc))
@@ -222,7 +223,7 @@ def pane_edges(call: Call) -> Result:
 
 
 def pane_focus_direction(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     before = host.session.focused_ids()
     loc = _target(host, call.params.get("pane_id"))
     result = host.session.focus_direction(loc.pane_id, call.params["direction"])
@@ -239,7 +240,7 @@ def pane_focus_direction(call: Call) -> Result:
 
 
 def pane_move(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     p = call.params
     dest = p["destination"]
     focus = bool(p.get("focus", False))
@@ -294,7 +295,7 @@ def pane_move(call: Call) -> Result:
 
 
 def pane_process_info(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     loc = _target(host, call.params.get("pane_id"))
     term = host.terminal(loc)
     info: dict[str, Any] = {"pane_id": loc.pane_id}
@@ -321,7 +322,7 @@ def pane_process_info(call: Call) -> Result:
 
 
 def layout_export(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     layout = host.session.export_layout(
         tab=call.params.get("tab_id"), pane=call.params.get("pane_id")
     )
@@ -329,7 +330,7 @@ def layout_export(call: Call) -> Result:
 
 
 def layout_set_split_ratio(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     p = call.params
     ws, tab = host.session.set_split_ratio(
         p["path"], p["ratio"], tab=p.get("tab_id"), pane=p.get("pane_id")
@@ -340,7 +341,7 @@ def layout_set_split_ratio(call: Call) -> Result:
 
 
 def layout_apply(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     p = call.params
     before = host.session.focused_ids()
     result = host.session.apply_layout(

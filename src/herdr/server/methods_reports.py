@@ -13,35 +13,29 @@ from typing import Any
 
 from herdr.api.limits import MAX_TEXT_CHARS
 from herdr.persist import session_refs
-from herdr.runtime import agent_state as ast
+from herdr.runtime import agent_state
 from herdr.runtime import metadata as md
 from herdr.runtime import model as m
-from herdr.server.agents import AgentRuntime, PaneAgent, now_ms
-from herdr.server.core import ApiError, Call, Result
+from herdr.server.agents import PaneAgent, now_ms
+from herdr.server.core import ApiError, Result
+from herdr.server.wiring import Call
+from herdr.vocab import ErrorCode
 
 OK: Result = {"type": "ok"}
 
 
-def _runtime(call: Call) -> AgentRuntime:
-    return call.core.panes.agents
-
-
 def _pane_agent(call: Call) -> tuple[m.PaneLoc, PaneAgent]:
-    host = call.core.panes
-    loc = host.session.pane(call.params["pane_id"])
-    pa = host.agents.for_pane(loc.pane)
+    loc = call.server.panes.session.pane(call.params["pane_id"])
+    pa = call.server.agents.for_pane(loc.pane)
     if pa is None:
-        raise ApiError("pane_not_found", f"pane {loc.pane_id} has no running terminal")
+        raise ApiError(ErrorCode.PANE_NOT_FOUND, f"pane {loc.pane_id} has no running terminal")
     return loc, pa
 
 
-def _run(call: Call, change: Callable[[PaneAgent, int, bool, bool], ast.Update]) -> Result:
+def _run(call: Call, change: Callable[[PaneAgent, int, bool, bool], agent_state.Update]) -> Result:
     _loc, pa = _pane_agent(call)
     now = now_ms()
-    try:
-        _runtime(call).apply(pa, lambda viewed, pending: change(pa, now, viewed, pending))
-    except md.ReportError as exc:
-        raise ApiError(exc.code, exc.message) from None
+    call.server.agents.apply(pa, lambda viewed, pending: change(pa, now, viewed, pending))
     return OK
 
 
@@ -58,7 +52,7 @@ def check_session_refs(params: dict[str, Any]) -> None:
         if isinstance(value, str) and value:
             problem = problem_of(value, name)
             if problem is not None:
-                raise ApiError(ast.INVALID_PARAMS, problem)
+                raise ApiError(ErrorCode.INVALID_PARAMS, problem)
 
 
 def pane_report_agent(call: Call) -> Result:
@@ -66,7 +60,7 @@ def pane_report_agent(call: Call) -> Result:
     check_session_refs(p)
     return _run(
         call,
-        lambda pa, now, viewed, pending: ast.report_agent(
+        lambda pa, now, viewed, pending: agent_state.report_agent(
             pa.st,
             source=p["source"],
             agent=p["agent"],
@@ -87,7 +81,7 @@ def pane_report_agent_session(call: Call) -> Result:
     check_session_refs(p)
     return _run(
         call,
-        lambda pa, now, viewed, pending: ast.report_agent_session(
+        lambda pa, now, viewed, pending: agent_state.report_agent_session(
             pa.st,
             source=p["source"],
             agent=p["agent"],
@@ -106,7 +100,7 @@ def pane_release_agent(call: Call) -> Result:
     p = call.params
     return _run(
         call,
-        lambda pa, now, viewed, pending: ast.release_agent(
+        lambda pa, now, viewed, pending: agent_state.release_agent(
             pa.st,
             source=p["source"],
             agent=p["agent"],
@@ -122,7 +116,7 @@ def pane_clear_agent_authority(call: Call) -> Result:
     p = call.params
     return _run(
         call,
-        lambda pa, now, viewed, pending: ast.clear_authority(
+        lambda pa, now, viewed, pending: agent_state.clear_authority(
             pa.st,
             source=p.get("source"),
             seq=p.get("seq"),
@@ -141,45 +135,40 @@ def _is_int(value: Any) -> bool:
 
 
 def metadata_precheck(params: dict[str, Any]) -> None:
-    """Answer bounds the schema also states (ttl, token names/count) with their codes."""
-    try:
-        source = params.get("source")
-        if isinstance(source, str):
-            md.normalize_source(source)
-        ttl = params.get("ttl_ms")
-        if _is_int(ttl):
-            md.normalize_ttl(ttl)
-        tokens = params.get("tokens")
-        if isinstance(tokens, dict) and all(
-            v is None or (isinstance(v, str) and len(v) <= MAX_TEXT_CHARS) for v in tokens.values()
-        ):  # an over-long value is the schema's invalid_params, without sanitising it first
-            md.normalize_tokens(tokens)
-    except md.ReportError as exc:
-        raise ApiError(exc.code, exc.message) from None
+    """Answer bounds the schema also states (ttl, token names/count) with their codes
+    (a `metadata.ReportError` carries its own)."""
+    source = params.get("source")
+    if isinstance(source, str):
+        md.normalize_source(source)
+    ttl = params.get("ttl_ms")
+    if _is_int(ttl):
+        md.normalize_ttl(ttl)
+    tokens = params.get("tokens")
+    if isinstance(tokens, dict) and all(
+        v is None or (isinstance(v, str) and len(v) <= MAX_TEXT_CHARS) for v in tokens.values()
+    ):  # an over-long value is the schema's invalid_params, without sanitising it first
+        md.normalize_tokens(tokens)
 
 
 def pane_report_metadata(call: Call) -> Result:
     p = call.params
-    try:
-        report = md.parse_pane_metadata_report(
-            source=p["source"],
-            agent=p.get("agent"),
-            applies_to_source=p.get("applies_to_source"),
-            title=p.get("title"),
-            display_agent=p.get("display_agent"),
-            state_labels=p.get("state_labels"),
-            tokens=p.get("tokens"),
-            clear_title=bool(p.get("clear_title", False)),
-            clear_display_agent=bool(p.get("clear_display_agent", False)),
-            clear_state_labels=bool(p.get("clear_state_labels", False)),
-            seq=p.get("seq"),
-            ttl_ms=p.get("ttl_ms"),
-        )
-    except md.ReportError as exc:
-        raise ApiError(exc.code, exc.message) from None
+    report = md.parse_pane_metadata_report(
+        source=p["source"],
+        agent=p.get("agent"),
+        applies_to_source=p.get("applies_to_source"),
+        title=p.get("title"),
+        display_agent=p.get("display_agent"),
+        state_labels=p.get("state_labels"),
+        tokens=p.get("tokens"),
+        clear_title=bool(p.get("clear_title", False)),
+        clear_display_agent=bool(p.get("clear_display_agent", False)),
+        clear_state_labels=bool(p.get("clear_state_labels", False)),
+        seq=p.get("seq"),
+        ttl_ms=p.get("ttl_ms"),
+    )
     return _run(
         call,
-        lambda pa, now, viewed, pending: ast.apply_metadata(
+        lambda pa, now, viewed, pending: agent_state.apply_metadata(
             pa.st, report, now=now, viewed=viewed, launch_pending=pending
         ),
     )
@@ -187,17 +176,14 @@ def pane_report_metadata(call: Call) -> Result:
 
 def workspace_report_metadata(call: Call) -> Result:
     p = call.params
-    host = call.core.panes
+    host = call.server.panes
     ws = host.session.workspace(p["workspace_id"])
-    try:
-        report = md.parse_workspace_metadata_report(
-            source=p["source"], tokens=p["tokens"], seq=p.get("seq"), ttl_ms=p.get("ttl_ms")
-        )
-        meta = host.agents.workspace_meta.setdefault(ws.id, md.WorkspaceMetadata())
-        meta.tokens.expire(now_ms())
-        changed = md.apply_workspace_metadata(meta, report, now_ms())
-    except md.ReportError as exc:
-        raise ApiError(exc.code, exc.message) from None
+    report = md.parse_workspace_metadata_report(
+        source=p["source"], tokens=p["tokens"], seq=p.get("seq"), ttl_ms=p.get("ttl_ms")
+    )
+    meta = call.server.agents.workspace_meta.setdefault(ws.id, md.WorkspaceMetadata())
+    meta.tokens.expire(now_ms())
+    changed = md.apply_workspace_metadata(meta, report, now_ms())
     if changed:
         host.emit("workspace_metadata_updated", {"workspace": host.workspace_record(ws)})
     return OK

@@ -5,25 +5,26 @@ from __future__ import annotations
 import logging
 
 from herdr.config import server_settings
-from herdr.server.core import Call, Result
+from herdr.server.core import Result
+from herdr.server.wiring import Call
 
 log = logging.getLogger("herdr.server")
 
 
 def ping(call: Call) -> Result:
-    info = call.core.info
+    info = call.server.info
     return {
         "type": "pong",
         "version": info.version,
         "protocol": info.protocol,
-        "capabilities": call.core.capabilities(),
-        "persistence": call.core.persistence_health(),
+        "capabilities": call.server.capabilities(),
+        "persistence": call.server.persistence.health_record(),
     }
 
 
 def server_stop(call: Call) -> Result:
     """Answer ``ok`` first, then stop: the caller must see its answer."""
-    call.after_response.append(lambda: call.core.request_stop("server.stop"))
+    call.after_response.append(lambda: call.server.request_stop("server.stop"))
     return {"type": "ok"}
 
 
@@ -35,7 +36,7 @@ def server_reload_config(call: Call) -> Result:
     their defaults (listed in ``diagnostics``). ``failed``: the file could not be read
     or parsed, and the running settings stay as they were.
     """
-    host = call.core.panes
+    host = call.server.panes
     settings, diagnostics = server_settings.read(host.env)
     for line in diagnostics:
         log.warning("reload-config: %s", line)

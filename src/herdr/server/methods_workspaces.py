@@ -13,8 +13,9 @@ from typing import Any
 from herdr import PROTOCOL_VERSION
 from herdr.api import protocol
 from herdr.runtime import model as m
-from herdr.server.core import ApiError, Call, Result
+from herdr.server.core import ApiError, Result
 from herdr.server.panes import PaneHost
+from herdr.server.wiring import Call
 
 
 def check_cwd(cwd: Any, field: str = "cwd") -> str | None:
@@ -44,7 +45,7 @@ def start_or_undo(host: PaneHost, created: m.Created, code: str) -> None:
 
 
 def workspace_list(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     return {
         "type": "workspace_list",
         "workspaces": [host.workspace_record(ws) for ws in host.session.workspaces],
@@ -52,7 +53,7 @@ def workspace_list(call: Call) -> Result:
 
 
 def workspace_create(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     p = call.params
     cwd = check_cwd(p.get("cwd")) or host.default_cwd()
     before = host.session.focused_ids()
@@ -81,12 +82,12 @@ def _workspace_info(host: PaneHost, ws: m.Workspace) -> Result:
 
 
 def workspace_get(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     return _workspace_info(host, host.session.workspace(call.params["workspace_id"]))
 
 
 def workspace_focus(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     before = host.session.focused_ids()
     ws = host.session.focus_workspace(call.params["workspace_id"])
     host.emit_focus_changes(before)
@@ -94,14 +95,14 @@ def workspace_focus(call: Call) -> Result:
 
 
 def workspace_rename(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     ws = host.session.rename_workspace(call.params["workspace_id"], call.params["label"])
     host.emit("workspace_renamed", {"workspace_id": ws.id, "label": ws.display_label()})
     return _workspace_info(host, ws)
 
 
 def workspace_close(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     before = host.session.focused_ids()
     closed = host.session.close_workspace(call.params["workspace_id"])
     host.emit_closed(closed)
@@ -110,7 +111,7 @@ def workspace_close(call: Call) -> Result:
 
 
 def workspace_move(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     ws = host.session.workspace(call.params["workspace_id"])
     index = call.params["insert_index"]
     if host.session.move_workspace(ws.id, index):
@@ -126,7 +127,7 @@ def workspace_move(call: Call) -> Result:
 
 
 def tab_list(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     workspace_id = call.params.get("workspace_id")
     spaces = (
         [host.session.workspace(workspace_id)]
@@ -140,7 +141,7 @@ def tab_list(call: Call) -> Result:
 
 
 def tab_create(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     p = call.params
     cwd = check_cwd(p.get("cwd"))
     before = host.session.focused_ids()
@@ -161,13 +162,13 @@ def tab_create(call: Call) -> Result:
 
 
 def tab_get(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     ws, tab = host.session.tab(call.params["tab_id"])
     return {"type": "tab_info", "tab": host.tab_record(ws, tab)}
 
 
 def tab_focus(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     before = host.session.focused_ids()
     ws, tab = host.session.focus_tab(call.params["tab_id"])
     host.emit_focus_changes(before)
@@ -175,7 +176,7 @@ def tab_focus(call: Call) -> Result:
 
 
 def tab_rename(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     ws, tab = host.session.rename_tab(call.params["tab_id"], call.params["label"])
     record = host.tab_record(ws, tab)
     host.emit(
@@ -186,7 +187,7 @@ def tab_rename(call: Call) -> Result:
 
 
 def tab_close(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     before = host.session.focused_ids()
     closed = host.session.close_tab(call.params["tab_id"])
     host.emit_closed(closed)
@@ -195,7 +196,7 @@ def tab_close(call: Call) -> Result:
 
 
 def tab_move(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     ws, tab = host.session.tab(call.params["tab_id"])
     tab_id = ws.tab_id(tab)
     index = call.params["insert_index"]
@@ -216,7 +217,7 @@ def tab_move(call: Call) -> Result:
 
 
 def session_snapshot(call: Call) -> Result:
-    host = call.core.panes
+    host = call.server.panes
     session = host.session
     ws_id, tab_id, pane_id = session.focused_ids()
     snapshot: dict[str, Any] = {

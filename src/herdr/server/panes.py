@@ -15,50 +15,28 @@ import os
 import secrets
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from herdr.config.server_settings import ServerSettings, shell_argv
 from herdr.runtime import model as m
+from herdr.runtime.cwd import working_dir
+from herdr.runtime.events import EventBus
 from herdr.runtime.layout import Rect
 from herdr.server.agents import AgentRuntime
-from herdr.server.core import ServerCore
+from herdr.server.info import ServerInfo
+from herdr.server.terminals import Terminal
+from herdr.server.views import ViewTracker
 from herdr.terminal import procfs
 from herdr.terminal.emulator import Emulator
 from herdr.terminal.pty import AsyncPty, ExitStatus, PtyClosed, PtyWriteOverflow
+
+__all__ = ["CLOSE_GRACE_S", "PaneHost", "Terminal", "herdr_bin_path"]
 
 log = logging.getLogger("herdr.server.panes")
 
 CLOSE_GRACE_S = 1.0
 Record = dict[str, Any]
-
-
-@dataclass(eq=False)
-class Terminal:
-    """A pane's process and screen; lives as long as the process (survives moves)."""
-
-    terminal_id: str
-    emulator: Emulator
-    pty: AsyncPty | None = None
-    exit_status: ExitStatus | None = None
-    closing: bool = False
-    size: tuple[int, int] = (0, 0)
-    output_waiters: set[asyncio.Event] = field(default_factory=set)
-
-    @property
-    def revision(self) -> int:
-        return self.emulator.revision
-
-    @property
-    def shell_pid(self) -> int | None:
-        return self.pty.pid if self.pty is not None else None
-
-    def write(self, data: bytes) -> None:
-        """Input for the program; raises PtyClosed / PtyWriteOverflow."""
-        if self.pty is None or self.exit_status is not None:
-            raise PtyClosed("the pane's process has exited")
-        self.pty.write(data)
 
 
 def herdr_bin_path() -> str:
@@ -75,8 +53,16 @@ def herdr_bin_path() -> str:
 class PaneHost:
     """Session model + terminals + the events their changes produce."""
 
-    def __init__(self, core: ServerCore, settings: ServerSettings, env: Mapping[str, str]) -> None:
-        self.core = core
+    def __init__(
+        self,
+        info: ServerInfo,
+        bus: EventBus,
+        settings: ServerSettings,
+        env: Mapping[str, str],
+        views: ViewTracker,
+    ) -> None:
+        self.info = info
+        self.bus = bus
         self.settings = settings
         self.env = dict(env)
         self.session = m.Session(
@@ -86,7 +72,7 @@ class PaneHost:
         self.terminals: dict[str, Terminal] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._bin_path = herdr_bin_path()
-        self.agents = AgentRuntime(self)
+        self.agents = AgentRuntime(self, self.env, views)
 
     # -- identity ----------------------------------------------------------------
 
@@ -108,7 +94,7 @@ class PaneHost:
     # -- events ------------------------------------------------------------------
 
     def emit(self, kind: str, data: Record) -> None:
-        self.core.bus.publish(kind, data)
+        self.bus.publish(kind, data)
 
     def emit_focus_changes(self, before: tuple[str | None, str | None, str | None]) -> None:
         """``workspace_focused`` / ``tab_focused`` / ``pane_focused`` for what moved."""
@@ -139,6 +125,8 @@ class PaneHost:
     # -- records -----------------------------------------------------------------
 
     def pane_record(self, loc: m.PaneLoc) -> Record:
+        """PaneInfo from what is already known: reads no /proc and changes nothing (the
+        cwd is the one `CwdSampler` recorded)."""
         term = self.terminal(loc)
         agent_status, extra = self.agents.pane_fields(loc.pane.terminal_id)
         revision = 0
@@ -148,11 +136,6 @@ class PaneHost:
             if title:
                 extra["terminal_title"] = title
                 extra["terminal_title_stripped"] = title.strip()
-            pid = term.shell_pid
-            if pid is not None and term.exit_status is None:
-                cwd = procfs.process_cwd(pid)
-                if cwd and cwd != loc.pane.cwd and cwd.startswith("/"):
-                    loc.pane.cwd = cwd
         return self.session.pane_info(
             loc, agent_status=agent_status, revision=revision, extra=extra
         )
@@ -169,25 +152,25 @@ class PaneHost:
 
     # -- terminals -----------------------------------------------------------------
 
+    def working_dir(self, loc: m.PaneLoc, fallback: str | None = None) -> str | None:
+        """Where the pane works now (`runtime.cwd.working_dir`: its foreground process's
+        cwd, else its shell's, else the recorded one, else ``fallback``). Reads /proc."""
+        term = self.terminal(loc)
+        pid = term.shell_pid if term is not None and term.alive else None
+        fd = term.pty.process.fd if term is not None and term.pty is not None else None
+        live = procfs.live_cwds(pid, fd) if pid is not None else ()
+        return working_dir(live, loc.pane.cwd, fallback, is_dir=os.path.isdir)
+
+    def home(self) -> str:
+        return self.env.get("HOME") or os.path.expanduser("~")
+
     def default_cwd(self) -> str:
         """``terminal.new_cwd``: follow the focused pane, else ``$HOME``."""
         if self.settings.new_cwd in ("follow", "current"):
             loc = self.session.focused_pane()
             if loc is not None:
-                term = self.terminal(loc)
-                live = procfs.process_cwd(term.shell_pid) if term and term.shell_pid else None
-                cwd = live or loc.pane.cwd
-                if cwd:
-                    return cwd
-        return self.env.get("HOME") or os.path.expanduser("~")
-
-    def live_cwd(self, loc: m.PaneLoc) -> str | None:
-        term = self.terminal(loc)
-        if term is not None and term.shell_pid is not None and term.exit_status is None:
-            cwd = procfs.process_cwd(term.shell_pid)
-            if cwd and os.path.isdir(cwd):
-                return cwd
-        return loc.pane.cwd
+                return self.working_dir(loc, self.home()) or self.home()
+        return self.home()
 
     def pane_env(self, loc: m.PaneLoc) -> dict[str, str]:
         """Server env, then the caller's ``env``, then herdr's managed variables (§3.1)."""
@@ -200,15 +183,15 @@ class PaneHost:
         env.setdefault("COLORTERM", "truecolor")
         env.update(loc.pane.env)
         env.update(
-            HERDR_SOCKET_PATH=str(self.core.info.socket_path),
+            HERDR_SOCKET_PATH=str(self.info.socket_path),
             HERDR_BIN_PATH=self._bin_path,
             HERDR_ENV="1",
             HERDR_WORKSPACE_ID=loc.workspace_id,
             HERDR_TAB_ID=loc.tab_id,
             HERDR_PANE_ID=loc.pane_id,
         )
-        if self.core.info.session:
-            env["HERDR_SESSION"] = self.core.info.session
+        if self.info.session:
+            env["HERDR_SESSION"] = self.info.session
         return env
 
     def _pane_size(self, loc: m.PaneLoc) -> tuple[int, int]:
@@ -258,7 +241,7 @@ class PaneHost:
         self.agents.on_output(term)
         for waiter in term.output_waiters:
             waiter.set()
-        bus = self.core.bus
+        bus = self.bus
         if bus.wants("pane_output_changed"):
             loc = self.session.find_terminal(term.terminal_id)
             if loc is not None:

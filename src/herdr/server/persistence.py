@@ -13,24 +13,20 @@ pane's emulator before its program starts (and replayed only into shells: a resu
 agent owns its conversation).
 
 Saving (`SaveScheduler` debounce, write off the loop): every lifecycle event on the bus
-marks the session dirty through an internal subscription (`_DirtyFilter`); a slow
-sampler notices cwd changes of panes whose shell is in the foreground, and agent
-session reports. The shutdown hook (installed first, so panes are still alive) saves
-synchronously. The cwd saved for a pane is its foreground process's.
+marks the session dirty through an internal subscription (`_DirtyFilter`), including
+the ``pane_updated`` the cwd sampler (`server.cwd_sampler`) publishes when a pane's
+cwd moved; a slow sampler here notices agent session reports. The shutdown hook (run
+first, so panes are still alive) saves synchronously. The cwd saved for a pane is
+where it works at capture time (`PaneHost.working_dir`: its foreground process's).
 
 A failing disk (full, read-only) keeps the last good file, is logged once per run of
 failures (`persist.health.PersistHealth`), retried every few seconds without needing
 another change, and reported by ``ping`` (``persistence``) and ``herdr status``
-through ``core.persistence_health``. Health is only touched on the loop thread.
+through `Persistence.health_record`. Health is only touched on the loop thread.
 
-Agent runtime hookup: `agent_state_of` maps a terminal id to its
-``TerminalAgentState`` (``runtime/agent_state.py``); by default `runtime_state` reads
-``host.agents.panes[terminal_id].st`` (`server/agents.py`), and returns None while no
-runtime is attached. Restored session references are carried here until the runtime
-has a state for the new terminal, then seeded into it (``restore_session``), so the
-next save still has them. Another runtime plugs in with one line::
-
-    persistence.agent_state_of = lambda terminal_id: <its TerminalAgentState or None>
+Agent identities come from an `AgentStates` (the agent runtime): restored session
+references are carried here until the runtime has a state for the new terminal, then
+seeded into it (``restore_session``), so the next save still has them.
 
 Test hook: ``HERDR_TEST_PERSIST_TIMING="debounce=0.02,retry=0.2,retry_max=0.5,sample=0.2"``
 (seconds) shortens the save timings; unset in normal use.
@@ -48,7 +44,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from herdr.api import protocol
 from herdr.persist import history as hist
@@ -58,19 +54,17 @@ from herdr.persist.health import PersistHealth, SaveError, iso_utc
 from herdr.persist.saver import SaveScheduler
 from herdr.persist.snapshot import SessionSnapshot
 from herdr.persist.store import SessionStore
-from herdr.runtime import agent_state as ags
+from herdr.runtime import agent_state
 from herdr.runtime import model as m
 from herdr.runtime.events import Event, Filter, Subscriber
-from herdr.terminal import procfs
 
 if TYPE_CHECKING:
     from herdr.config.server_settings import ServerSettings
     from herdr.server.core import ServerCore
-    from herdr.server.panes import PaneHost, Terminal
 
 log = logging.getLogger("herdr.server.persist")
 
-SAMPLE_INTERVAL = 2.0  # seconds between cwd / agent-session samples
+SAMPLE_INTERVAL = 2.0  # seconds between agent-session samples
 TIMING_ENV = "HERDR_TEST_PERSIST_TIMING"
 # Bus kinds that never change what session.json holds (or fire per output chunk).
 _IGNORED_KINDS = frozenset(
@@ -78,7 +72,11 @@ _IGNORED_KINDS = frozenset(
 )
 DIRTY_KINDS = frozenset(protocol.EVENT_KINDS) - _IGNORED_KINDS
 
-AgentStateOf = Callable[[str], "ags.TerminalAgentState | None"]
+
+class AgentStates(Protocol):
+    """Where a terminal's agent state lives (`server.agents.AgentRuntime`)."""
+
+    def terminal_state(self, terminal_id: str) -> agent_state.TerminalAgentState | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,50 +118,13 @@ class _DirtyFilter(Filter):
         return None
 
 
-def foreground_cwd(term: Terminal) -> str | None:
-    """The cwd of the pane's foreground process (group leader), else of its shell."""
-    pty = term.pty
-    if pty is None or term.exit_status is not None:
-        return None
-    candidates: list[int] = []
-    with contextlib.suppress(OSError):
-        pgid = pty.process.foreground_pgid()
-        if pgid:
-            candidates.append(pgid)
-    candidates.append(pty.pid)
-    for pid in candidates:
-        cwd = procfs.process_cwd(pid)
-        if cwd and cwd.startswith("/") and os.path.isdir(cwd):
-            return cwd
-    return None
-
-
-def runtime_state(host: PaneHost, terminal_id: str) -> ags.TerminalAgentState | None:
-    """The agent runtime's state of a terminal (``host.agents.panes[id].st``), or None
-    while no runtime is attached to the host."""
-    panes = getattr(getattr(host, "agents", None), "panes", None)
-    pane_agent = panes.get(terminal_id) if isinstance(panes, dict) else None
-    st = getattr(pane_agent, "st", None)
-    return st if isinstance(st, ags.TerminalAgentState) else None
-
-
-def _shell_in_foreground(term: Terminal) -> bool:
-    pty = term.pty
-    if pty is None or term.exit_status is not None:
-        return False
-    try:
-        return pty.process.foreground_pgid() in (None, pty.pid)
-    except OSError:
-        return False
-
-
 class Persistence:
     """``session.json`` (and pane history) of one server."""
 
     def __init__(
         self,
         core: ServerCore,
-        host: PaneHost,
+        agents: AgentStates,
         *,
         env: Mapping[str, str],
         timing: Timing | None = None,
@@ -171,7 +132,8 @@ class Persistence:
         wall: Callable[[], float] = time.time,
     ) -> None:
         self.core = core
-        self.host = host
+        self.host = core.panes
+        self.agents = agents
         self.env = dict(env)
         self.timing = timing or timing_from_env(env)
         self.store = SessionStore(core.info.data_dir)
@@ -183,11 +145,10 @@ class Persistence:
         )
         self.health = PersistHealth(str(self.store.path), last_good_save=_mtime(self.store.path))
         self._wall = wall
-        self.agent_state_of: AgentStateOf = lambda terminal_id: runtime_state(host, terminal_id)
         self._clock = clock
         # Restored agent identities not yet handed to the agent runtime (terminal id).
-        self._carried: dict[str, tuple[str | None, ags.AgentSession]] = {}
-        self._sampled: dict[str, tuple[str | None, object]] = {}
+        self._carried: dict[str, tuple[str | None, agent_state.AgentSession]] = {}
+        self._sampled: dict[str, object] = {}
         self._primed = False
         self._last_written: SessionSnapshot | None = None
         self._write_lock = threading.Lock()  # one writer: loop saves vs. the final save
@@ -210,8 +171,6 @@ class Persistence:
         self._sub, _ = self.core.bus.subscribe([_DirtyFilter(self._on_event)])
         self._wake = asyncio.Event()
         self._task = asyncio.get_running_loop().create_task(self._run())
-        self.core.shutdown_hooks.insert(0, self.shutdown)  # before the panes are stopped
-        self.core.persistence_health = self.health_record
         return restored
 
     def health_record(self) -> dict[str, object]:
@@ -367,18 +326,18 @@ class Persistence:
 
     # ------------------------------------------------------------------ capture
 
-    def _agent_facts(self, terminal_id: str) -> tuple[str | None, ags.AgentSession | None]:
+    def _agent_facts(self, terminal_id: str) -> tuple[str | None, agent_state.AgentSession | None]:
         """(agent name, session reference) of a terminal: the agent runtime's, else a
         restored one it has not taken over yet."""
-        st = self.agent_state_of(terminal_id)
+        st = self.agents.terminal_state(terminal_id)
         carried = self._carried.get(terminal_id)
         if st is None:
             return carried if carried is not None else (None, None)
         if carried is not None:  # hand the restored identity to the runtime, once
             del self._carried[terminal_id]
-            if ags.session_identity(st) is None:
-                ags.restore_session(st, carried[1])
-        return st.agent_name, ags.session_identity(st)
+            if agent_state.session_identity(st) is None:
+                agent_state.restore_session(st, carried[1])
+        return st.agent_name, agent_state.session_identity(st)
 
     def facts(self, loc: m.PaneLoc) -> mapping.PaneFacts:
         term = self.host.terminal(loc)
@@ -386,7 +345,7 @@ class Persistence:
             return mapping.PaneFacts()
         name, session = self._agent_facts(term.terminal_id)
         return mapping.PaneFacts(
-            cwd=foreground_cwd(term),
+            cwd=self.host.working_dir(loc),
             agent_name=name,
             managed_agent_kind=session.agent if session is not None else None,
             agent_session=session,
@@ -510,18 +469,13 @@ class Persistence:
             self.mark_dirty()
 
     def sample(self) -> bool:
-        """Cheap change check: the cwd of panes whose shell is in the foreground, and
-        every terminal's agent identity. Marks dirty and returns True on a change."""
-        seen: dict[str, tuple[str | None, object]] = {}
+        """Cheap change check of every terminal's agent identity (a hook's session
+        report publishes nothing). Marks dirty and returns True on a change."""
+        seen: dict[str, object] = {}
         for loc in self.host.session.iter_panes():
             term = self.host.terminal(loc)
-            if term is None:
-                continue
-            before = self._sampled.get(term.terminal_id)
-            cwd = before[0] if before is not None else None
-            if _shell_in_foreground(term):
-                cwd = foreground_cwd(term)
-            seen[term.terminal_id] = (cwd, self._agent_facts(term.terminal_id))
+            if term is not None:
+                seen[term.terminal_id] = self._agent_facts(term.terminal_id)
         changed = seen != self._sampled
         first = not self._primed
         self._primed = True
@@ -588,10 +542,3 @@ def _mtime(path: Path) -> float | None:
         return path.stat().st_mtime
     except OSError:
         return None
-
-
-def attach_persistence(core: ServerCore, host: PaneHost, env: Mapping[str, str]) -> Persistence:
-    """Restore the saved session into `host` and keep saving it (call on the loop)."""
-    persistence = Persistence(core, host, env=env)
-    persistence.start()
-    return persistence

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from herdr.detect.agents import Agent
@@ -109,6 +109,16 @@ def process_cwd(pid: int) -> str | None:
         return os.readlink(f"{PROC}/{pid}/cwd") if pid > 0 else None
     except OSError:
         return None
+
+
+def live_cwds(shell_pid: int, master_fd: int | None = None) -> Iterator[str | None]:
+    """The readings ``runtime.cwd.working_dir`` chooses from, in its order and lazily:
+    the cwd of the terminal's foreground group leader, then (if that is not the shell)
+    the shell's. One ``tcgetpgrp`` and one ``readlink`` when the shell is in front."""
+    pgid = foreground_pgid(shell_pid, master_fd)
+    if pgid is not None and pgid != shell_pid:
+        yield process_cwd(pgid)
+    yield process_cwd(shell_pid)
 
 
 def agent_hint(pid: int) -> Agent | None:

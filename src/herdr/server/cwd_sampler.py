@@ -1,0 +1,63 @@
+"""One periodic task keeps every pane's recorded cwd current, so records stay pure reads.
+
+A pane's working directory changes without any event (a shell ``cd``, a job that
+chdirs), and reading it costs a syscall or two. Instead of every record read looking
+in /proc, this sampler looks once per `INTERVAL_S` at every pane whose process runs
+(`PaneHost.working_dir`: one ``tcgetpgrp`` and one ``readlink`` while the shell is in
+front), records a change in the model and publishes ``pane_updated`` with the new
+record. A pane whose process exited keeps its last cwd and is skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from herdr.server.panes import PaneHost
+
+log = logging.getLogger("herdr.server.cwd")
+
+INTERVAL_S = 1.0
+
+
+class CwdSampler:
+    def __init__(self, host: PaneHost, interval_s: float = INTERVAL_S) -> None:
+        self.host = host
+        self.interval_s = interval_s
+        self._task: asyncio.Task[None] | None = None
+
+    def sample(self) -> list[str]:
+        """Record the panes whose cwd changed and publish them; their pane ids."""
+        host = self.host
+        changed: list[str] = []
+        for loc in list(host.session.iter_panes()):
+            term = host.terminal(loc)
+            if term is None or not term.alive:
+                continue
+            cwd = host.working_dir(loc)
+            if cwd is None or cwd == loc.pane.cwd:
+                continue
+            moved = host.session.set_pane_cwd(loc.pane_id, cwd)
+            changed.append(moved.pane_id)
+            host.emit("pane_updated", {"pane": host.pane_record(moved)})
+        return changed
+
+    def start(self) -> None:
+        """Begin sampling (on the loop)."""
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="cwd-sampler")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval_s)
+            try:
+                self.sample()
+            except Exception:
+                log.exception("cwd sampling failed")
