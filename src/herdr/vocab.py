@@ -72,6 +72,7 @@ class ErrorCode(StrEnum):
     AGENT_PANE_UNAVAILABLE = "agent_pane_unavailable"
     AGENT_LAUNCH_PENDING = "agent_launch_pending"
     AGENT_START_INPUT_FAILED = "agent_start_input_failed"
+    AGENT_EXPLAIN_UNAVAILABLE = "agent_explain_unavailable"  # detection-spec: agent explain
     TIMEOUT = "timeout"
     INVALID_KEY = "invalid_key"
     INVALID_REGEX = "invalid_regex"

@@ -55,20 +55,6 @@ def test_domain_errors_are_herdr_errors(
     assert err.value.message and str(err.value) == f"{code}: {err.value.message}"
 
 
-def test_codes_kept_for_the_server_are_vocab_codes() -> None:
-    kept = {
-        ra.AGENT_NOT_FOUND,
-        ra.AGENT_NOT_RUNNING,
-        ra.AGENT_NOT_READY,
-        ra.AGENT_PANE_NOT_FOUND,
-        ra.AGENT_PANE_UNAVAILABLE,
-        ra.AGENT_START_INPUT_FAILED,
-        ra.TIMEOUT,
-    }
-    assert kept <= {code.value for code in vocab.ErrorCode}
-    assert all(type(code) is str for code in kept)
-
-
 def test_status_words_are_vocab_words() -> None:
     assert frozenset(vocab.STATUS_WORDS) == ra.ALL_STATUSES
     assert frozenset(vocab.STATUS_WORDS) == md.STATE_LABEL_KEYS

@@ -14,23 +14,9 @@ import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
 
 from herdr.detect.agents import AGENT_INFO, Agent, parse_canonical_agent_label
 from herdr.vocab import STATUS_WORDS, AgentStatus, ErrorCode, HerdrError
-
-# The one agents-rule code outside herdr.vocab.ErrorCode's fixed set (detection-spec
-# `agent explain`; server/methods_agents.py answers with it).
-AGENT_EXPLAIN_UNAVAILABLE = "agent_explain_unavailable"
-
-# Read by server/methods_agents.py; each is spelled once in herdr.vocab.ErrorCode.
-AGENT_NOT_FOUND: Final = ErrorCode.AGENT_NOT_FOUND.value
-AGENT_NOT_RUNNING: Final = ErrorCode.AGENT_NOT_RUNNING.value
-AGENT_NOT_READY: Final = ErrorCode.AGENT_NOT_READY.value
-AGENT_PANE_NOT_FOUND: Final = ErrorCode.AGENT_PANE_NOT_FOUND.value
-AGENT_PANE_UNAVAILABLE: Final = ErrorCode.AGENT_PANE_UNAVAILABLE.value
-AGENT_START_INPUT_FAILED: Final = ErrorCode.AGENT_START_INPUT_FAILED.value
-TIMEOUT: Final = ErrorCode.TIMEOUT.value
 
 NAME_PATTERN = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 

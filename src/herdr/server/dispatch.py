@@ -19,9 +19,6 @@ import orjson
 from herdr.api import protocol
 from herdr.api.schema import method_params_refs, request_defs
 from herdr.api.validate import ParamsValidator, json_type
-from herdr.runtime.agents import AgentError
-from herdr.runtime.metadata import ReportError
-from herdr.runtime.model import ModelError
 from herdr.server.core import ApiError, Result, encode
 from herdr.server.transport import Connection
 from herdr.server.wiring import Call, Server
@@ -107,9 +104,8 @@ class Dispatcher:
             outcome = method.handler(call)
             if inspect.isawaitable(outcome):
                 outcome = await outcome
-        # Every failure with a code of its own becomes that error envelope, here only.
-        # (The runtime errors named beside HerdrError have the same .code/.message.)
-        except (HerdrError, ModelError, AgentError, ReportError) as exc:
+        # Every failure with a code of its own is a HerdrError: its envelope, here only.
+        except HerdrError as exc:
             if log.isEnabledFor(logging.DEBUG):
                 log.debug("%s failed: %s", method_name, exc, extra={"request_id": request_id})
             return _error_line(request_id, exc.code, exc.message)

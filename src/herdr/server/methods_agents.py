@@ -136,7 +136,9 @@ def agent_explain(call: Call) -> Result:
     agent = agent_state.effective_known_agent(st) or st.detected_agent
     term = call.server.panes.terminal(loc)
     if agent is None or term is None or term.emulator.closed:
-        raise ApiError(ra.AGENT_EXPLAIN_UNAVAILABLE, "no known agent to explain in this pane")
+        raise ApiError(
+            ErrorCode.AGENT_EXPLAIN_UNAVAILABLE, "no known agent to explain in this pane"
+        )
     emu = term.emulator
     loaded = rt.manifests.get(agent)
     manifest = loaded.manifest if loaded is not None else None

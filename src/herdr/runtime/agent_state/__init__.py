@@ -29,8 +29,6 @@ names with a leading underscore are shared between these modules only.
 
 from __future__ import annotations
 
-from typing import Final
-
 from herdr.runtime.agent_state.authority import (
     clear_authority,
     mark_seen,
@@ -89,16 +87,11 @@ from herdr.runtime.agent_state.state import (
     snapshot,
     visible_blocker_overrides_hook,
 )
-from herdr.vocab import ErrorCode
-
-# Read by server/methods_reports.py; spelled once in herdr.vocab.ErrorCode.
-INVALID_PARAMS: Final = ErrorCode.INVALID_PARAMS.value
 
 __all__ = [
     "BLOCKED",
     "DONE",
     "IDLE",
-    "INVALID_PARAMS",
     "MAX_HOOK_SEQUENCE_SOURCES",
     "SESSION_ID_MAX_CHARS",
     "SESSION_PATH_MAX_CHARS",
