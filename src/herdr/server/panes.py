@@ -14,7 +14,7 @@ import logging
 import os
 import secrets
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,7 +44,8 @@ class Terminal:
     exit_status: ExitStatus | None = None
     closing: bool = False
     size: tuple[int, int] = (0, 0)
-    output_waiters: set[asyncio.Event] = field(default_factory=set)
+    # called after each chunk of output, at exit and at stop (waits, attach row pushes)
+    on_output: set[Callable[[], None]] = field(default_factory=set)
 
     @property
     def revision(self) -> int:
@@ -256,8 +257,8 @@ class PaneHost:
     def _on_data(self, term: Terminal, data: bytes) -> None:
         term.emulator.feed(data)
         self.agents.on_output(term)
-        for waiter in term.output_waiters:
-            waiter.set()
+        for callback in term.on_output:
+            callback()
         bus = self.core.bus
         if bus.wants("pane_output_changed"):
             loc = self.session.find_terminal(term.terminal_id)
@@ -273,8 +274,8 @@ class PaneHost:
 
     def _on_exit(self, term: Terminal, status: ExitStatus) -> None:
         term.exit_status = status
-        for waiter in term.output_waiters:
-            waiter.set()
+        for callback in term.on_output:
+            callback()
         if term.closing:
             return
         self.agents.on_exit(term)
@@ -327,8 +328,8 @@ class PaneHost:
         except Exception:
             log.exception("stopping terminal %s failed", term.terminal_id)
         finally:
-            for waiter in term.output_waiters:
-                waiter.set()
+            for callback in term.on_output:
+                callback()
             term.emulator.close()
 
     async def shutdown(self) -> None:
