@@ -327,13 +327,14 @@ class AttachRegistry:
 
     # -- per-client stream ---------------------------------------------------------------
 
-    def new_client(self, conn: Connection, params: AttachParams) -> AttachedClient:
+    def new_client(self, conn: Connection, params: dict[str, Any]) -> AttachedClient:
         client = AttachedClient(f"client_{self._next_id}", conn)
         self._next_id += 1
-        client.cols = params.cols or 0
-        client.rows = params.rows or 0
-        client.workspace_id = params.workspace_id or None
-        client.tab_id = params.tab_id or None
+        attach = _attach_params(params)
+        client.cols = attach.cols or 0
+        client.rows = attach.rows or 0
+        client.workspace_id = attach.workspace_id or None
+        client.tab_id = attach.tab_id or None
         self.clients[client.client_id] = client
         self.touch(client)
         return client
@@ -603,7 +604,7 @@ def registry_for(core: ServerCore) -> AttachRegistry:
 async def serve_client(core: ServerCore, conn: Connection, request_id: str, params: Any) -> None:
     """Run one attach stream until the client or the server goes away."""
     registry = registry_for(core)
-    client = registry.new_client(conn, _attach_params(params))
+    client = registry.new_client(conn, params if isinstance(params, dict) else {})
     sub, _info = core.bus.subscribe([_AnyLifecycle()])
     sub.wake = client.wake.set
     conn.add_close_callback(client.wake.set)
