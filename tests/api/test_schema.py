@@ -10,9 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
-from herdr.api import protocol
+from herdr.api import attach_messages, protocol
 from herdr.api.schema import build_schema, method_params_refs, request_defs, summary
 from herdr.api.schema_types import iter_refs
 from herdr.cli.api import run_schema
@@ -21,6 +22,12 @@ from herdr.server.methods_attach import ATTACH_METHOD
 
 DOC = build_schema()
 SCHEMAS: dict[str, Any] = DOC["schemas"]
+ATTACH: dict[str, Any] = DOC["extensions"]["attach_stream"]
+# every self-contained section: herdr's, then our extensions
+SECTIONS: dict[str, Any] = {
+    **{f"schemas/{key}": node for key, node in SCHEMAS.items()},
+    **{f"extensions/{key}": node for key, node in DOC["extensions"].items()},
+}
 
 
 def _resolve(doc: Any, pointer: str) -> Any:
@@ -63,21 +70,65 @@ def test_top_level() -> None:
         "event",
         "subscription_event",
     }
+    assert set(DOC["extensions"]) == {"attach_stream"}
 
 
-@pytest.mark.parametrize("section", sorted(SCHEMAS))
+def _mapping_targets(node: Any) -> Iterator[str]:
+    """The targets of every ``discriminator`` mapping under ``node``."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "discriminator":
+                yield from value["mapping"].values()
+            else:
+                yield from _mapping_targets(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _mapping_targets(item)
+
+
+@pytest.mark.parametrize("section", sorted(SECTIONS))
 def test_every_ref_resolves_inside_its_section(section: str) -> None:
-    refs = list(iter_refs(SCHEMAS[section]))
+    refs = [*iter_refs(SECTIONS[section]), *_mapping_targets(SECTIONS[section])]
     assert refs
     for target in refs:
-        assert target.startswith(f"#/schemas/{section}/$defs/"), target
+        assert target.startswith(f"#/{section}/$defs/"), target
         assert isinstance(_resolve(DOC, target), dict)
 
 
-@pytest.mark.parametrize("section", sorted(SCHEMAS))
+@pytest.mark.parametrize("section", sorted(SECTIONS))
 def test_sections_carry_only_what_they_reach(section: str) -> None:
-    used = {target.rsplit("/", 1)[-1] for target in iter_refs(SCHEMAS[section])}
-    assert set(SCHEMAS[section]["$defs"]) == used
+    used = {target.rsplit("/", 1)[-1] for target in iter_refs(SECTIONS[section])}
+    assert set(SECTIONS[section]["$defs"]) == used
+
+
+@pytest.mark.parametrize(
+    ("union", "messages"),
+    [
+        ("ClientMessage", attach_messages.CLIENT_MESSAGES),
+        ("ServerMessage", attach_messages.SERVER_MESSAGES),
+    ],
+    ids=["client-to-server", "server-to-client"],
+)
+def test_attach_extension_lists_every_message(
+    union: str, messages: tuple[type[msgspec.Struct], ...]
+) -> None:
+    defs = ATTACH["$defs"]
+    mapping = defs[union]["discriminator"]["mapping"]
+    assert defs[union]["discriminator"]["propertyName"] == "t"
+    assert list(mapping) == [cls.__struct_config__.tag for cls in messages]
+    for cls in messages:
+        node = defs[cls.__name__]
+        assert mapping[node["properties"]["t"]["enum"][0]].endswith(f"/$defs/{cls.__name__}")
+        assert node["description"], cls.__name__  # documented, from the struct's docstring
+    # the stream is any of: the attach request, its answer, or a message either way
+    assert [branch["$ref"].rsplit("/", 1)[-1] for branch in ATTACH["anyOf"]] == [
+        "AttachRequest",
+        "AttachResponse",
+        "ClientMessage",
+        "ServerMessage",
+    ]
+    request = defs["AttachRequest"]["properties"]
+    assert request["method"]["const"] == ATTACH_METHOD
 
 
 def test_shared_definitions_have_one_shape() -> None:
@@ -185,6 +236,10 @@ def test_summary_lists_every_method() -> None:
     assert text.splitlines()[0].startswith(f"{DOC['title']}: protocol 20")
     for method in protocol.METHODS:
         assert f"  {method}\n" in text + "\n"
+    assert text.splitlines()[-1] == (
+        "extension attach_stream (client.attach): "
+        "sends in, paste, scroll, resize, view; pushes state, rows, bye"
+    )
 
 
 def test_cli_json_round_trips(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

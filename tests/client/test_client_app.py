@@ -11,8 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from conftest import HerdrEnv
-from herdr.client.app import App, UiSettings, load_ui_settings
+from herdr.api.attach_messages import Input, Rows, Scroll, StateDoc, decode_state
+from herdr.client.app import App
+from herdr.client.mirror import PaneMirror
 from herdr.client.render import ALT_SCREEN_OFF, MOUSE_OFF
+from herdr.client.settings import UiSettings, load_ui_settings
 from herdr.client.terminal import HostTerminal
 
 
@@ -50,7 +53,7 @@ def test_host_terminal_raw_mode_and_restore() -> None:
         os.close(slave)
 
 
-def _doc(status: str, tab: str = "w1:t2") -> dict[str, Any]:
+def _doc(status: str, tab: str = "w1:t2") -> StateDoc:
     pane = {
         "pane_id": "w1:p2",
         "workspace_id": "w1",
@@ -58,38 +61,40 @@ def _doc(status: str, tab: str = "w1:t2") -> dict[str, Any]:
         "agent": "claude",
         "agent_status": status,
     }
-    return {
-        "workspaces": [
-            {
-                "workspace_id": "w1",
-                "label": "proj",
-                "agent_status": status,
-                "active_tab_id": "w1:t1",
-            }
-        ],
-        "tabs": [
-            {"tab_id": "w1:t1", "workspace_id": "w1", "label": "1", "agent_status": "unknown"},
-            {"tab_id": "w1:t2", "workspace_id": "w1", "label": "2", "agent_status": status},
-        ],
-        "panes": [
-            {"pane_id": "w1:p1", "workspace_id": "w1", "tab_id": "w1:t1", "cwd": "/tmp/proj"},
-            pane,
-        ],
-        "layouts": {
-            "w1:t1": {
-                "zoomed": False,
-                "focused_pane_id": "w1:p1",
-                "panes": [["w1:p1", 0, 0, 50, 20]],
+    return decode_state(
+        {
+            "workspaces": [
+                {
+                    "workspace_id": "w1",
+                    "label": "proj",
+                    "agent_status": status,
+                    "active_tab_id": "w1:t1",
+                }
+            ],
+            "tabs": [
+                {"tab_id": "w1:t1", "workspace_id": "w1", "label": "1", "agent_status": "unknown"},
+                {"tab_id": "w1:t2", "workspace_id": "w1", "label": "2", "agent_status": status},
+            ],
+            "panes": [
+                {"pane_id": "w1:p1", "workspace_id": "w1", "tab_id": "w1:t1", "cwd": "/tmp/proj"},
+                pane,
+            ],
+            "layouts": {
+                "w1:t1": {
+                    "zoomed": False,
+                    "focused_pane_id": "w1:p1",
+                    "panes": [["w1:p1", 0, 0, 50, 20]],
+                },
+                "w1:t2": {
+                    "zoomed": False,
+                    "focused_pane_id": "w1:p2",
+                    "panes": [["w1:p2", 0, 0, 50, 20]],
+                },
             },
-            "w1:t2": {
-                "zoomed": False,
-                "focused_pane_id": "w1:p2",
-                "panes": [["w1:p2", 0, 0, 50, 20]],
-            },
-        },
-        "focused": ["w1", "w1:t1", "w1:p1"],
-        "area": [50, 20],
-    }
+            "focused": ["w1", "w1:t1", "w1:p1"],
+            "area": [50, 20],
+        }
+    )
 
 
 def _app(tmp_path: Path, **settings: Any) -> tuple[App, int]:
@@ -122,7 +127,7 @@ def test_no_bell_for_the_shown_tab_or_when_off(tmp_path: Path) -> None:
 def test_view_shows_the_client_tab_with_agent_states(tmp_path: Path) -> None:
     app, _out = _app(tmp_path)
     app.apply_state(_doc("done"))
-    app.pane_rows["w1:p1"] = ("$ ls",)
+    app.panes["w1:p1"] = PaneMirror(rows=("$ ls",))
     view = app.build_view()
     assert view.active_tab_id == "w1:t1"
     assert [p.pane_id for p in view.panes] == ["w1:p1"]
@@ -155,19 +160,18 @@ def test_bare_herdr_needs_a_terminal(herdr_env: HerdrEnv) -> None:
     assert not herdr_env.socket_path().exists()  # nothing was started
 
 
-def _rows(pane_id: str, kitty: int = 0, mok: int = 0) -> dict[str, Any]:
-    return {
-        "t": "rows",
-        "pane_id": pane_id,
-        "size": [50, 20],
-        "rows": [[0, "$ "]],
-        "cursor": [2, 0],
-        "mouse": 0,
-        "app_cursor": False,
-        "kitty": kitty,
-        "mok": mok,
-        "full": True,
-    }
+def _rows(pane_id: str, kitty: int = 0, mok: int = 0) -> Rows:
+    return Rows(
+        pane_id=pane_id,
+        size=(50, 20),
+        rows=[(0, "$ ")],
+        cursor=(2, 0),
+        mouse=0,
+        app_cursor=False,
+        kitty=kitty,
+        mok=mok,
+        full=True,
+    )
 
 
 def test_host_keyboard_follows_the_focused_pane(tmp_path: Path) -> None:
@@ -193,22 +197,22 @@ def test_host_keyboard_follows_the_focused_pane(tmp_path: Path) -> None:
 
 def test_copy_mode_scrolls_copies_with_osc52_and_returns_to_the_bottom(tmp_path: Path) -> None:
     app, out = _app(tmp_path)
-    sent: list[dict[str, Any]] = []
+    sent: list[Any] = []
     app.conn.send = sent.append  # type: ignore[method-assign,assignment]
 
     async def scenario() -> None:
         app.apply_state(_doc("working"))
-        rows = [[y, f"\x1b[1mrow{y}\x1b[0m"] for y in range(20)]
+        rows = [(y, f"\x1b[1mrow{y}\x1b[0m") for y in range(20)]
         app.apply_rows(
-            {
-                "pane_id": "w1:p1",
-                "size": [50, 20],
-                "rows": rows,
-                "cursor": [3, 19],
-                "full": True,
-                "offset": 0,
-                "total": 120,
-            }
+            Rows(
+                pane_id="w1:p1",
+                size=(50, 20),
+                rows=rows,
+                cursor=(3, 19),
+                full=True,
+                offset=0,
+                total=120,
+            )
         )
         app.handle_events(app.parser.feed(b"\x02["))
         assert app.machine.mode == "copy" and app.copy is not None
@@ -219,14 +223,14 @@ def test_copy_mode_scrolls_copies_with_osc52_and_returns_to_the_bottom(tmp_path:
         start = data.index(b"\x1b]52;c;") + 7
         assert base64.b64decode(data[start : data.index(b"\x07", start)]) == b"row18\nrow19"
         assert app.copied == "row18\nrow19" and app.message == "copied 2 lines"
-        assert sent[-1] == {"t": "scroll", "pane_id": "w1:p1", "delta": 10_000}
-        assert not any(m.get("t") == "in" for m in sent)  # no key reached the pane
+        assert sent[-1] == Scroll(pane_id="w1:p1", delta=10_000)
+        assert not any(isinstance(m, Input) for m in sent)  # no key reached the pane
         # wheel up over the focused pane enters copy mode and scrolls
         sent.clear()
         app.frame = None
         app.copy_wheel("w1:p1", up=True)
         assert app.machine.mode == "copy"
-        assert sent == [{"t": "scroll", "pane_id": "w1:p1", "delta": -3}]
+        assert sent == [Scroll(pane_id="w1:p1", delta=-3)]
         app.copy_wheel("w1:p1", up=False)  # back at the bottom: copy mode ends
         assert app.copy is None and app.machine.mode == "terminal"
         await asyncio.sleep(0)

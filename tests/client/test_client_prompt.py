@@ -9,9 +9,10 @@ from typing import Any, NamedTuple
 
 import pytest
 
+from herdr.api.attach_messages import StateDoc, decode_state
 from herdr.client.actions import PromptChanged, SubmitPrompt
 from herdr.client.ansi import strip_ansi
-from herdr.client.app import App, UiSettings, load_ui_settings
+from herdr.client.app import App
 from herdr.client.compose import compose
 from herdr.client.input import InputParser, Paste
 from herdr.client.keys import (
@@ -26,6 +27,7 @@ from herdr.client.keys import (
 )
 from herdr.client.modes import BIG_RESIZE_STEP
 from herdr.client.prompt import MAX_TEXT, Prompt, edit, open_prompt
+from herdr.client.settings import UiSettings, load_ui_settings
 from herdr.client.targets import agent_panes, cycle_agent, notification_target
 from herdr.client.view import TabView, ViewState
 
@@ -223,7 +225,8 @@ DOC: dict[str, Any] = {
 
 
 def test_agent_panes_in_sidebar_order() -> None:
-    assert [p["pane_id"] for p in agent_panes(DOC)] == ["w1:p1", "w1:p3", "w1:p4", "w2:p1"]
+    ids = [p["pane_id"] for p in agent_panes(decode_state(DOC))]
+    assert ids == ["w1:p1", "w1:p3", "w1:p4", "w2:p1"]
 
 
 class TargetCase(NamedTuple):
@@ -258,7 +261,7 @@ def test_notification_target(case: TargetCase) -> None:
         }
         for p in DOC["panes"]
     ]
-    assert notification_target(doc, case.recency) == case.target
+    assert notification_target(decode_state(doc), case.recency) == case.target
 
 
 @pytest.mark.parametrize(
@@ -273,11 +276,11 @@ def test_notification_target(case: TargetCase) -> None:
     ],
 )
 def test_cycle_agent(current: str | None, step: int, target: str) -> None:
-    assert cycle_agent(DOC, current, step) == target
+    assert cycle_agent(decode_state(DOC), current, step) == target
 
 
 def test_cycle_agent_without_agents() -> None:
-    assert cycle_agent({"panes": []}, "w1:p1", 1) is None
+    assert cycle_agent(StateDoc(), "w1:p1", 1) is None
     assert notification_target(None, {}) is None
 
 
@@ -381,7 +384,7 @@ def test_app_rename_prompt_sends_the_label(
 ) -> None:
     async def scenario() -> _Recorder:
         rec = _Recorder(tmp_path)
-        rec.app.apply_state(_app_doc())
+        rec.app.apply_state(decode_state(_app_doc()))
         rec.feed(keys)
         return rec
 
@@ -393,7 +396,7 @@ def test_app_rename_prompt_sends_the_label(
 def test_app_rename_prompt_prefills_and_draws(tmp_path: Path) -> None:
     async def scenario() -> _Recorder:
         rec = _Recorder(tmp_path)
-        rec.app.apply_state(_app_doc())
+        rec.app.apply_state(decode_state(_app_doc()))
         rec.feed(b"\x02T")
         return rec
 
@@ -408,7 +411,7 @@ def test_app_rename_prompt_prefills_and_draws(tmp_path: Path) -> None:
 def test_app_resize_mode_requests(tmp_path: Path) -> None:
     async def scenario() -> _Recorder:
         rec = _Recorder(tmp_path)
-        rec.app.apply_state(_app_doc())
+        rec.app.apply_state(decode_state(_app_doc()))
         rec.feed(b"\x02rlL\x1b")
         return rec
 
@@ -424,14 +427,14 @@ def test_app_jumps_to_the_agent_that_needs_you(tmp_path: Path) -> None:
     async def scenario() -> _Recorder:
         rec = _Recorder(tmp_path)
         doc = _app_doc()
-        rec.app.apply_state(doc)
+        rec.app.apply_state(decode_state(doc))
         # w2:p1 was blocked before we attached; w1:p4 turns blocked later: it wins
         later = dict(doc)
         later["panes"] = [
             {**p, "agent_status": "working"} if p["pane_id"] == "w1:p4" else p for p in doc["panes"]
         ]
-        rec.app.apply_state(later)
-        rec.app.apply_state(doc)
+        rec.app.apply_state(decode_state(later))
+        rec.app.apply_state(decode_state(doc))
         rec.feed(b"\x02o")
         return rec
 
@@ -446,7 +449,7 @@ def test_app_next_agent_binding_and_reload(tmp_path: Path) -> None:
 
     async def scenario() -> _Recorder:
         rec = _Recorder(tmp_path)
-        rec.app.apply_state(_app_doc())
+        rec.app.apply_state(decode_state(_app_doc()))
         rec.feed(b"\x02a")  # not bound yet: nothing happens
         assert rec.calls == []
         notes = rec.app.reload_settings(load_ui_settings(config))

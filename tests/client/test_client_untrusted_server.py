@@ -10,7 +10,8 @@ import pytest
 
 from foreign_user import NEEDS_ROOT, NOBODY, Squatter, squatter
 from helpers import wait_until
-from herdr.client.app import Connection, UntrustedServer
+from herdr.api.attach_messages import AttachParams
+from herdr.client.connection import Connection, UntrustedServer
 
 pytestmark = NEEDS_ROOT
 
@@ -22,7 +23,7 @@ def squatted() -> Iterator[Squatter]:
 
 
 CALLS = [
-    pytest.param(lambda conn: conn.attach({"cols": 80, "rows": 24}), id="attach"),
+    pytest.param(lambda conn: conn.attach(AttachParams(cols=80, rows=24)), id="attach"),
     pytest.param(lambda conn: conn.call("workspace.list", {}), id="command"),
 ]
 

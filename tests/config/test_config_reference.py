@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from herdr.client.app import UiSettings, load_ui_settings
 from herdr.client.bindings import ACTION_NAMES, Bindings, load_bindings
 from herdr.client.keynames import format_key
+from herdr.client.settings import UiSettings, load_ui_settings
 from herdr.config import server_settings
 from herdr.config.default_config import render
 from herdr.config.reference import (
@@ -46,7 +46,7 @@ READ_BY_OUR_CODE: dict[str, Callable[[], Any]] = {
     "advanced.scrollback_limit_bytes": lambda: _SERVER.scrollback_limit_bytes,
     "session.resume_agents_on_restore": lambda: _SERVER.resume_agents_on_restore,
     "experimental.pane_history": lambda: _SERVER.pane_history,
-    # herdr.client.app.load_ui_settings (TUI client)
+    # herdr.client.settings.load_ui_settings (TUI client)
     "ui.sidebar_width": lambda: _UI.sidebar_width,
     "ui.sidebar_start_collapsed": lambda: not _UI.sidebar_visible,
     "ui.sidebar_collapsed_mode": lambda: _UI.sidebar_collapsed_mode,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import time
@@ -16,7 +17,7 @@ from helpers import wait_until
 class Stream:
     """One attached client, read line by line."""
 
-    def __init__(self, path: str, params: dict[str, Any]) -> None:
+    def __init__(self, path: str, params: dict[str, Any], pipelined: bytes = b"") -> None:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.settimeout(10)
         self.sock.connect(path)
@@ -27,7 +28,7 @@ class Stream:
         self.seen_rows_for: set[str] = set()
         self.scroll: dict[str, tuple[int, int]] = {}  # (offset, total)
         request = {"id": "a1", "method": "client.attach", "params": params}
-        self.send(request)
+        self.sock.sendall(json.dumps(request).encode() + b"\n" + pipelined)
         self.started = self.read()
 
     def send(self, msg: dict[str, Any]) -> None:
@@ -204,5 +205,73 @@ def test_rows_carry_scroll_offset_and_total(workspace: ServerHandle) -> None:
         assert stream.text("w1:p1") == shown
         stream.send({"t": "scroll", "pane_id": "w1:p1", "delta": 10_000})
         stream.pump(lambda: stream.scroll["w1:p1"][0] == 0 and "more5" in stream.text("w1:p1"))
+    finally:
+        stream.close()
+
+
+@pytest.fixture(scope="module")
+def shared_workspace(shared_server: ServerHandle) -> ServerHandle:
+    reply = shared_server.request("workspace.create", {"cwd": "/tmp", "focus": True})
+    assert "result" in reply, reply
+    return shared_server
+
+
+def test_input_sent_with_the_attach_request_is_not_lost(shared_workspace: ServerHandle) -> None:
+    """Bytes that follow the request line in the same write reach the pane (the stream
+    takes what the connection had already read)."""
+    typed = {"t": "in", "pane_id": "w1:p1", "data": "echo pipe''lined\r"}
+    stream = Stream(
+        str(shared_workspace.socket_path),
+        {"cols": 80, "rows": 24},
+        pipelined=json.dumps(typed).encode() + b"\n",
+    )
+    try:
+        assert stream.started["result"]["type"] == "attach_started"
+        stream.pump(lambda: "pipelined" in stream.text("w1:p1"))
+    finally:
+        stream.close()
+
+
+BAD_LINES = [
+    pytest.param(b"not json", id="not-json"),
+    pytest.param(b"[1, 2]", id="array"),
+    pytest.param(b'"in"', id="string"),
+    pytest.param(b"{}", id="no-tag"),
+    pytest.param(b'{"t":"zzz","data":"x"}', id="unknown-tag"),
+    pytest.param(b'{"t":7}', id="tag-not-string"),
+    pytest.param(b'{"t":"in","pane_id":"w1:p1"}', id="in-without-data"),
+    pytest.param(b'{"t":"in","pane_id":"w1:p1","data":["x"]}', id="in-data-not-string"),
+    pytest.param(b'{"t":"paste","pane_id":"w9:p9","data":"x"}', id="paste-unknown-pane"),
+    pytest.param(b'{"t":"scroll","pane_id":"w1:p1","delta":"up"}', id="scroll-delta-string"),
+    pytest.param(b'{"t":"view","workspace_id":5,"tab_id":[],"focused":"x"}', id="view-types"),
+    pytest.param(b'{"t":"in","data":"\xff\xfe"}', id="invalid-utf8"),
+    pytest.param(b"", id="empty-line"),
+]
+
+
+@pytest.mark.parametrize("line", BAD_LINES)
+def test_bad_stream_lines_are_ignored_and_the_stream_goes_on(
+    shared_workspace: ServerHandle, line: bytes
+) -> None:
+    stream = Stream(str(shared_workspace.socket_path), {"cols": 80, "rows": 24})
+    try:
+        stream.pump(lambda: "w1:p1" in stream.rows)
+        stream.sock.sendall(line + b"\n")
+        stream.send({"t": "in", "pane_id": "w1:p1", "data": "echo after''bad\r"})
+        stream.pump(lambda: "afterbad" in stream.text("w1:p1"))
+        assert shared_workspace.request("ping", {})["result"]["type"] == "pong"
+    finally:
+        stream.close()
+
+
+def test_a_line_past_the_bound_drops_only_that_client(shared_workspace: ServerHandle) -> None:
+    stream = Stream(str(shared_workspace.socket_path), {"cols": 80, "rows": 24})
+    try:
+        stream.pump(lambda: "w1:p1" in stream.rows)
+        with contextlib.suppress(OSError):  # the server may close while we still write
+            stream.sock.sendall(b'{"t":"in","data":"' + b"x" * (4 * 1024 * 1024 + 16))
+        with pytest.raises((EOFError, ConnectionResetError)):
+            stream.pump(lambda: False, timeout=10.0)
+        assert shared_workspace.request("ping", {})["result"]["type"] == "pong"
     finally:
         stream.close()

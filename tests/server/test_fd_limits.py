@@ -470,7 +470,7 @@ def test_tui_connection_waits_out_a_full_backlog(herdr_env: HerdrEnv) -> None:
     """The TUI's command connection (on uvloop, as the client runs) retries EAGAIN too."""
     import uvloop
 
-    from herdr.client.app import Connection
+    from herdr.client.connection import Connection
 
     server = herdr_env.start_server()
     outcome: list[object] = []

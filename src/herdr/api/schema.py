@@ -4,10 +4,12 @@ Generated from our Python declaration (``schema_common``, ``schema_requests``,
 ``schema_results``, ``schema_events``), which keeps the names and shapes of herdr's
 protocol-20 API and adds our extensions in place (``seq`` on events, ``since_seq``
 replay, stream bookkeeping events). The server validates request params against the
-same document, so what we export is exactly what we enforce.
+same document, so what we export is exactly what we enforce. Beyond herdr's sections,
+``extensions`` holds what only herdr for Python speaks: ``attach_stream``, the TUI's
+held ``client.attach`` connection (:mod:`herdr.api.schema_attach`).
 
 Each exported section is self-contained: it carries the definitions it references,
-under ``#/schemas/<section>/$defs/<Name>``.
+under ``#/schemas/<section>/$defs/<Name>`` (``#/extensions/<name>/$defs/<Name>``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,14 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Final
 
-from herdr.api import protocol, schema_common, schema_events, schema_requests, schema_results
+from herdr.api import (
+    protocol,
+    schema_attach,
+    schema_common,
+    schema_events,
+    schema_requests,
+    schema_results,
+)
 from herdr.api.schema_types import STRING, Json, localise, obj, reachable, ref
 
 DRAFT: Final = "https://json-schema.org/draft/2020-12/schema"
@@ -57,8 +66,8 @@ _SECTIONS: Final = (
 )
 
 
-def _section(key: str, title: str, root: Json, defs: Mapping[str, Json]) -> Json:
-    prefix = f"#/schemas/{key}/$defs/"
+def _section(path: str, title: str, root: Json, defs: Mapping[str, Json]) -> Json:
+    prefix = f"#/{path}/$defs/"
     section: Json = {"$schema": DRAFT, "title": title, **localise(root, prefix)}
     section["$defs"] = {name: localise(defs[name], prefix) for name in reachable(root, defs)}
     return section
@@ -67,12 +76,19 @@ def _section(key: str, title: str, root: Json, defs: Mapping[str, Json]) -> Json
 @lru_cache(maxsize=1)
 def _built() -> Json:
     defs = _all_defs()
+    attach_root, attach_defs = schema_attach.root_and_defs()
+    attach_path = f"extensions/{schema_attach.KEY}"
     return {
         "$schema": DRAFT,
         "title": TITLE,
         "protocol": protocol.PROTOCOL_VERSION,
         "schema_version": protocol.SCHEMA_VERSION,
-        "schemas": {key: _section(key, title, root, defs) for key, title, root in _SECTIONS},
+        "schemas": {
+            key: _section(f"schemas/{key}", title, root, defs) for key, title, root in _SECTIONS
+        },
+        "extensions": {
+            schema_attach.KEY: _section(attach_path, schema_attach.TITLE, attach_root, attach_defs),
+        },
     }
 
 
@@ -106,6 +122,10 @@ def summary(doc: Json) -> str:
         f"methods ({len(methods)}):",
     ]
     lines += [f"  {name}" for name in methods]
+    attach = doc["extensions"][schema_attach.KEY]["$defs"]
+    sends = ", ".join(attach["ClientMessage"]["discriminator"]["mapping"])
+    pushes = ", ".join(attach["ServerMessage"]["discriminator"]["mapping"])
+    lines.append(f"extension {schema_attach.KEY} (client.attach): sends {sends}; pushes {pushes}")
     return "\n".join(lines)
 
 

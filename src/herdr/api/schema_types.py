@@ -208,12 +208,20 @@ def reachable(root: Json, defs: Mapping[str, Json]) -> list[str]:
 
 
 def localise(node: Any, prefix: str) -> Any:
-    """A deep copy of ``node`` with section-free refs rewritten under ``prefix``."""
+    """A deep copy of ``node`` with section-free refs rewritten under ``prefix`` (also
+    the targets of a ``discriminator`` mapping, as msgspec writes for tagged unions)."""
     if isinstance(node, dict):
-        out = {}
+        out: dict[str, Any] = {}
         for key, value in node.items():
             if key == "$ref" and isinstance(value, str) and value.startswith(LOCAL_REF):
                 out[key] = prefix + value.removeprefix(LOCAL_REF)
+            elif key == "mapping" and isinstance(value, dict):
+                out[key] = {
+                    tag: prefix + target.removeprefix(LOCAL_REF)
+                    if isinstance(target, str) and target.startswith(LOCAL_REF)
+                    else target
+                    for tag, target in value.items()
+                }
             else:
                 out[key] = localise(value, prefix)
         return out

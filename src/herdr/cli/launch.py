@@ -152,7 +152,8 @@ def run_tui(args: argparse.Namespace) -> int:
 
     from pathlib import Path
 
-    from herdr.client.app import App, load_ui_settings
+    from herdr.client.app import App
+    from herdr.client.settings import load_ui_settings
 
     settings = load_ui_settings(Path(paths.config_file(os.environ)))
     label = session or paths.DEFAULT_SESSION

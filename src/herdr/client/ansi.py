@@ -84,12 +84,6 @@ def fit(text: str, width: int, ellipsis: str = "…") -> str:
     return cut + " " * (width - text_width(cut))
 
 
-def fit_right(text: str, width: int) -> str:
-    """Plain ``text`` right-aligned in exactly ``width`` cells."""
-    cut = truncate(text, width)
-    return " " * (width - text_width(cut)) + cut
-
-
 def _take(text: str, width: int) -> tuple[str, int]:
     """The longest prefix of plain ``text`` that fits ``width`` cells, and its width.
 

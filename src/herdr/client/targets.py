@@ -12,14 +12,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from herdr.api.attach_messages import StateDoc
 
-def agent_panes(doc: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
+
+def agent_panes(doc: StateDoc | None) -> list[Mapping[str, Any]]:
     """Every pane running an agent, in sidebar order, across workspaces."""
-    if not doc:
+    if doc is None:
         return []
-    ws_pos = {w["workspace_id"]: i for i, w in enumerate(doc.get("workspaces", []))}
-    tab_pos = {t["tab_id"]: i for i, t in enumerate(doc.get("tabs", []))}
-    panes = [p for p in doc.get("panes", []) if p.get("agent")]
+    ws_pos = {w["workspace_id"]: i for i, w in enumerate(doc.workspaces)}
+    tab_pos = {t["tab_id"]: i for i, t in enumerate(doc.tabs)}
+    panes = [p for p in doc.panes if p.get("agent")]
     order = {id(p): i for i, p in enumerate(panes)}
     return sorted(
         panes,
@@ -31,7 +33,7 @@ def agent_panes(doc: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
     )
 
 
-def notification_target(doc: Mapping[str, Any] | None, recency: Mapping[str, int]) -> str | None:
+def notification_target(doc: StateDoc | None, recency: Mapping[str, int]) -> str | None:
     """The pane that most needs the user: the latest blocked agent, else the latest
     done (finished, not yet seen) one; ``None`` when nobody waits."""
     panes = agent_panes(doc)
@@ -47,7 +49,7 @@ def notification_target(doc: Mapping[str, Any] | None, recency: Mapping[str, int
     return None
 
 
-def cycle_agent(doc: Mapping[str, Any] | None, current: str | None, step: int) -> str | None:
+def cycle_agent(doc: StateDoc | None, current: str | None, step: int) -> str | None:
     """The agent pane ``step`` places from ``current`` in sidebar order, wrapping; from
     a pane without an agent, the first (or, going back, the last) agent."""
     ids = [str(p["pane_id"]) for p in agent_panes(doc)]

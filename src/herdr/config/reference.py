@@ -2,7 +2,7 @@
 
 This is data, not code. ``herdr --default-config`` renders it as a commented TOML file
 (:mod:`herdr.config.default_config`), and tests hold the readers in
-:mod:`herdr.config.server_settings`, :mod:`herdr.client.app` and
+:mod:`herdr.config.server_settings`, :mod:`herdr.client.settings` and
 :mod:`herdr.client.bindings` to the same defaults.
 
 ``section``, ``key``, ``type``, ``default`` and ``values`` are fixed by existing config

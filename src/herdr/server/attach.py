@@ -1,24 +1,14 @@
 """The attach stream: what a TUI client sees, and what it sends back.
 
 A client calls ``client.attach`` and keeps the connection. The server answers
-``attach_started`` and then pushes NDJSON lines:
-
-* ``{"t": "state", "state": {...}}`` — the small state document (workspaces, tabs,
-  panes with agent status, layout rects as displayed, focus, area). Re-sent whole,
-  coalesced, whenever a lifecycle event fires or titles/cwds change.
-* ``{"t": "rows", "pane_id", "size": [cols, rows], "rows": [[y, ansi], ...], "cursor":
-  [x, y] | null, "mouse": int, "app_cursor": bool, "kitty": int, "mok": int, "full":
-  bool, "offset": int, "total": int}`` — changed styled
-  rows (plus the input modes the client mirrors onto the host) of the panes the
-  client can see (its active tab), at most :data:`MAX_FPS` times per second. Hidden
-  panes cost nothing.
-* ``{"t": "bye", "reason": ...}`` before the server stops.
-
-The client sends lines on the same connection: ``{"t": "in", "pane_id", "data"}``
-(bytes as a latin-1 string), ``{"t": "paste", ...}`` (re-bracketed when the pane
-enabled mode 2004), ``{"t": "resize", "cols", "rows"}`` (its pane-area size) and
-``{"t": "view", "workspace_id", "tab_id", "focused"}``. Commands (split, close, focus…)
-go through the normal public methods on separate connections.
+``attach_started`` and then pushes NDJSON lines: the state document (re-sent whole,
+coalesced, whenever a lifecycle event fires or titles/cwds change), and the changed
+styled rows (plus the input modes the client mirrors onto the host) of the panes the
+client can see (its active tab), at most :data:`MAX_FPS` times per second; hidden panes
+cost nothing. ``bye`` comes before the server stops. The client sends its keys, pastes,
+scrolls, pane-area size and view on the same connection; commands (split, close,
+focus…) go through the normal public methods on separate connections. Every message
+is declared, with its fields, in :mod:`herdr.api.attach_messages`.
 
 Sizes: the most recently active client (attach, input, resize) decides the session
 area; after the last client leaves, the PTYs keep their last size (herdr-spec §1.1).
@@ -36,18 +26,35 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import orjson
+import msgspec
 
 from herdr.api import protocol
+from herdr.api.attach_messages import (
+    AttachParams,
+    AttachStarted,
+    Bye,
+    ClientMessage,
+    Input,
+    Paste,
+    Resize,
+    Rows,
+    Scroll,
+    State,
+    StateDoc,
+    TabLayout,
+    View,
+    decode_client,
+    encode_line,
+)
 from herdr.api.limits import MAX_SIZE_CELLS
 from herdr.runtime import model as m
 from herdr.runtime.events import Filter
 from herdr.runtime.layout import Rect
 from herdr.server.core import ServerCore, encode
-from herdr.server.transport import PushReader
 from herdr.server.views import TabSeen, ViewedPanes
 
 if TYPE_CHECKING:
@@ -165,29 +172,6 @@ class _Sent:
     scroll: tuple[int, int] = (0, 0)  # (offset, total)
 
 
-class _OutputWake(asyncio.Event):
-    """What a client hangs on a terminal's ``output_waiters``.
-
-    ``set()`` runs inside the PTY read callback, right after the emulator was fed. When
-    the client's stream is idle (no frame for :data:`FRAME_S`, nothing queued, state
-    current) the new rows go out at once — the leading edge of a frame, which is what
-    a keystroke's echo needs. Otherwise it only wakes the stream loop, which coalesces
-    busy output to at most :data:`MAX_FPS` frames per second (the trailing edge).
-    """
-
-    def __init__(self, registry: AttachRegistry, client: AttachedClient) -> None:
-        super().__init__()
-        self.registry = registry
-        self.client = client
-        self.term: Terminal | None = None
-
-    def set(self) -> None:
-        client = self.client
-        term = self.term
-        if term is None or not self.registry.push_output(client, term):
-            client.wake.set()
-
-
 @dataclass(eq=False)
 class AttachedClient:
     client_id: str
@@ -202,7 +186,8 @@ class AttachedClient:
     state_gen: int = -1
     sent: dict[str, _Sent] = field(default_factory=dict)
     watching: dict[str, Terminal] = field(default_factory=dict)  # terminal_id -> term
-    wakers: dict[str, _OutputWake] = field(default_factory=dict)  # terminal_id -> waiter
+    # terminal_id -> the callback this client hangs on that terminal's ``on_output``
+    on_output: dict[str, Callable[[], None]] = field(default_factory=dict)
     panes_of: dict[str, str] = field(default_factory=dict)  # terminal_id -> visible pane id
     visible: frozenset[str] = frozenset()  # pane ids
     last_frame: float = 0.0  # monotonic time of the last frame sent
@@ -303,46 +288,44 @@ class AttachRegistry:
         if bus_seq != self._last_seq or now - self._last_state_build >= STATE_REFRESH_S:
             self._last_seq = bus_seq
             self._last_state_build = now
-            line = encode({"t": "state", "state": self.state_doc()})
+            line = encode_line(State(state=self.state_doc()))
             if line != self._state_line:
                 self._state_line = line
                 self.state_gen += 1
         return self._state_line
 
-    def state_doc(self) -> dict[str, Any]:
+    def state_doc(self) -> StateDoc:
         host = self.core.panes
         session = host.session
-        layouts: dict[str, Any] = {}
+        layouts: dict[str, TabLayout] = {}
         for ws in session.workspaces:
             for tab in ws.tabs:
                 geo = session.geometry(tab, zoomed=True)
-                layouts[ws.tab_id(tab)] = {
-                    "zoomed": tab.zoomed,
-                    "focused_pane_id": ws.pane_id(tab.panes[tab.focused]),
-                    "panes": [
-                        [ws.pane_id(tab.panes[k]), r.x, r.y, r.width, r.height]
+                layouts[ws.tab_id(tab)] = TabLayout(
+                    zoomed=tab.zoomed,
+                    focused_pane_id=ws.pane_id(tab.panes[tab.focused]),
+                    panes=[
+                        (ws.pane_id(tab.panes[k]), r.x, r.y, r.width, r.height)
                         for k, r in geo.panes.items()
                     ],
-                    # for border drags: [path, direction, divider rect, split area]
-                    "splits": [
-                        [
+                    splits=[
+                        (
                             list(d.path),
                             d.direction,
-                            [d.rect.x, d.rect.y, d.rect.width, d.rect.height],
-                            [d.area.x, d.area.y, d.area.width, d.area.height],
-                        ]
+                            (d.rect.x, d.rect.y, d.rect.width, d.rect.height),
+                            (d.area.x, d.area.y, d.area.width, d.area.height),
+                        )
                         for d in geo.dividers
                     ],
-                }
-        ws_id, tab_id, pane_id = session.focused_ids()
-        return {
-            "workspaces": [host.workspace_record(ws) for ws in session.workspaces],
-            "tabs": [host.tab_record(ws, tab) for ws in session.workspaces for tab in ws.tabs],
-            "panes": [self._pane_record(loc) for loc in session.iter_panes()],
-            "layouts": layouts,
-            "focused": [ws_id, tab_id, pane_id],
-            "area": [session.area.width, session.area.height],
-        }
+                )
+        return StateDoc(
+            workspaces=[host.workspace_record(ws) for ws in session.workspaces],
+            tabs=[host.tab_record(ws, tab) for ws in session.workspaces for tab in ws.tabs],
+            panes=[self._pane_record(loc) for loc in session.iter_panes()],
+            layouts=layouts,
+            focused=session.focused_ids(),
+            area=(session.area.width, session.area.height),
+        )
 
     def _pane_record(self, loc: m.PaneLoc) -> dict[str, Any]:
         """PaneInfo plus, for agents, ``state_change_seq``: the client's jump to "the
@@ -382,10 +365,11 @@ class AttachRegistry:
     def new_client(self, conn: Connection, params: dict[str, Any]) -> AttachedClient:
         client = AttachedClient(f"client_{self._next_id}", conn)
         self._next_id += 1
-        client.cols = _int(params.get("cols"), 0, high=MAX_SIZE_CELLS)
-        client.rows = _int(params.get("rows"), 0, high=MAX_SIZE_CELLS)
-        client.workspace_id = _str(params.get("workspace_id"))
-        client.tab_id = _str(params.get("tab_id"))
+        attach = _attach_params(params)
+        client.cols = attach.cols or 0
+        client.rows = attach.rows or 0
+        client.workspace_id = attach.workspace_id or None
+        client.tab_id = attach.tab_id or None
         self.clients[client.client_id] = client
         self.refresh_views()
         self.touch(client)
@@ -395,30 +379,44 @@ class AttachRegistry:
         self.clients.pop(client.client_id, None)
         self.refresh_views()
         for tid, term in client.watching.items():
-            waker = client.wakers.get(tid)
-            if waker is not None:
-                term.output_waiters.discard(waker)
-                waker.term = None
+            callback = client.on_output.get(tid)
+            if callback is not None:
+                term.on_output.discard(callback)
         client.watching.clear()
-        client.wakers.clear()
+        client.on_output.clear()
         if not self.clients:
             self.screens.clear()
 
     def _watch(self, client: AttachedClient, terms: dict[str, Terminal]) -> None:
         for tid, term in list(client.watching.items()):
             if tid not in terms or terms[tid] is not term:
-                waker = client.wakers.pop(tid, None)
-                if waker is not None:
-                    term.output_waiters.discard(waker)
-                    waker.term = None
+                callback = client.on_output.pop(tid, None)
+                if callback is not None:
+                    term.on_output.discard(callback)
                 del client.watching[tid]
         for tid, term in terms.items():
             if tid not in client.watching:
-                waker = _OutputWake(self, client)
-                waker.term = term
-                term.output_waiters.add(waker)
-                client.wakers[tid] = waker
+                callback = self._output_callback(client, term)
+                term.on_output.add(callback)
+                client.on_output[tid] = callback
                 client.watching[tid] = term
+
+    def _output_callback(self, client: AttachedClient, term: Terminal) -> Callable[[], None]:
+        """What ``client`` hangs on ``term.on_output``.
+
+        It runs inside the PTY read callback, right after the emulator was fed. When the
+        client's stream is idle (no frame for :data:`FRAME_S`, nothing queued, state
+        current) the new rows go out at once — the leading edge of a frame, which is
+        what a keystroke's echo needs. Otherwise it only wakes the stream loop, which
+        coalesces busy output to at most :data:`MAX_FPS` frames per second (the
+        trailing edge).
+        """
+
+        def on_output() -> None:
+            if not self.push_output(client, term):
+                client.wake.set()
+
+        return on_output
 
     def push_output(self, client: AttachedClient, term: Terminal) -> bool:
         """Send ``term``'s new rows to ``client`` now if its stream is idle.
@@ -444,8 +442,7 @@ class AttachRegistry:
         if pane_id is None or pane_id not in client.visible:
             return False
         try:
-            transport = conn.writer.transport
-            if transport.is_closing() or transport.get_write_buffer_size():
+            if conn.writes_pending():
                 return False
             line = self._rows_line(client, pane_id, term)
         except Exception:
@@ -522,37 +519,32 @@ class AttachRegistry:
             (screen.kitty, screen.mok),
             (screen.offset, screen.total),
         )
-        return encode(
-            {
-                "t": "rows",
-                "pane_id": pane_id,
-                "size": list(screen.size),
-                "rows": rows,
-                "cursor": list(screen.cursor) if screen.cursor is not None else None,
-                "mouse": screen.mouse,
-                "app_cursor": screen.app_cursor,
-                "kitty": screen.kitty,
-                "mok": screen.mok,
-                "full": full,
-                "offset": screen.offset,
-                "total": screen.total,
-            }
+        return encode_line(
+            Rows(
+                pane_id=pane_id,
+                size=screen.size,
+                rows=rows,
+                cursor=screen.cursor,
+                mouse=screen.mouse,
+                app_cursor=screen.app_cursor,
+                kitty=screen.kitty,
+                mok=screen.mok,
+                full=full,
+                offset=screen.offset,
+                total=screen.total,
+            )
         )
 
     # -- client messages -----------------------------------------------------------------
 
-    def handle_message(self, client: AttachedClient, msg: dict[str, Any]) -> None:
-        kind = msg.get("t")
+    def handle_message(self, client: AttachedClient, msg: ClientMessage) -> None:
         host = self.core.panes
-        if kind in {"in", "paste"}:
-            data = msg.get("data")
-            if not isinstance(data, str):
-                return
-            raw = data.encode("latin-1", "replace")
-            term = self._typing_terminal(client, _str(msg.get("pane_id")))
+        if isinstance(msg, Input | Paste):
+            raw = msg.data.encode("latin-1", "replace")
+            term = self._typing_terminal(client, msg.pane_id or None)
             if term is None:
                 return
-            if kind == "paste":
+            if isinstance(msg, Paste):
                 raw = raw.replace(b"\x1b[201~", b"")
                 if term.emulator.input_modes().bracketed_paste:
                     raw = b"\x1b[200~" + raw + b"\x1b[201~"
@@ -562,27 +554,27 @@ class AttachRegistry:
             with contextlib.suppress(Exception):
                 term.write(raw)
             self.touch(client)
-        elif kind == "scroll":
-            term = self._input_terminal(client, _str(msg.get("pane_id")))
-            delta = _int(msg.get("delta"), 0, low=-_MAX_SCROLL, high=_MAX_SCROLL)
+        elif isinstance(msg, Scroll):
+            term = self._input_terminal(client, msg.pane_id or None)
+            delta = _clamp(msg.delta, 0, low=-_MAX_SCROLL, high=_MAX_SCROLL)
             if term is not None and delta and not term.emulator.closed:
                 if delta > 0 and term.emulator.scroll_offset <= delta:
                     term.emulator.scroll_to_bottom()
                 else:
                     term.emulator.scroll_viewport(delta)
                 self._invalidate(term)
-        elif kind == "resize":
-            client.cols = _int(msg.get("cols"), client.cols, low=1, high=MAX_SIZE_CELLS)
-            client.rows = _int(msg.get("rows"), client.rows, low=1, high=MAX_SIZE_CELLS)
+        elif isinstance(msg, Resize):
+            client.cols = _clamp(msg.cols, client.cols, low=1, high=MAX_SIZE_CELLS)
+            client.rows = _clamp(msg.rows, client.rows, low=1, high=MAX_SIZE_CELLS)
             self.touch(client)
             client.wake.set()
-        elif kind == "view":
+        elif isinstance(msg, View):
             before = client.view_tab(host.session)
-            client.workspace_id = _str(msg.get("workspace_id"))
-            client.tab_id = _str(msg.get("tab_id"))
+            client.workspace_id = msg.workspace_id or None
+            client.tab_id = msg.tab_id or None
             was_focused = client.focused
-            focused = msg.get("focused")
-            if isinstance(focused, bool):
+            focused = msg.focused
+            if focused is not None:
                 client.focused = focused
             after = client.view_tab(host.session)
             self.refresh_views()
@@ -649,15 +641,9 @@ async def serve_client(
     conn.add_close_callback(client.wake.set)
     stop_task = asyncio.get_running_loop().create_task(core.stopping.wait())
     stop_task.add_done_callback(lambda _t: client.wake.set())
-    reader_task: asyncio.Task[None] | None = None
-    reader = conn.reader
-    if isinstance(reader, PushReader):
-        splitter = _ClientLines(registry, client)
-        reader.push_to(splitter.feed, splitter.end)
-    else:
-        reader_task = asyncio.get_running_loop().create_task(_read_client(registry, client))
-    started = {"type": "attach_started", "client_id": client.client_id, "max_fps": MAX_FPS}
-    conn.write(encode(protocol.success(request_id, started)))
+    conn.stream_input(_ClientLines(registry, client).feed)
+    started = AttachStarted(client_id=client.client_id, max_fps=MAX_FPS)
+    conn.write(encode(protocol.success(request_id, msgspec.to_builtins(started))))
     client.wake.set()  # the first frame: state and every visible row
     log.info("client attached", extra={"client_id": client.client_id})
     try:
@@ -685,19 +671,21 @@ async def serve_client(
                 if not await conn.drain():
                     break
         if core.stopping.is_set() and not conn.closed:
-            conn.write(encode({"t": "bye", "reason": "server_stopping"}))
+            conn.write(encode_line(Bye(reason="server_stopping")))
             await conn.drain()
     finally:
         core.bus.unsubscribe(sub)
         registry.drop(client)
-        if reader_task is not None:
-            reader_task.cancel()
         stop_task.cancel()
         log.info("client detached", extra={"client_id": client.client_id})
 
 
 class _ClientLines:
-    """Splits the client's input into lines and handles each one as it arrives."""
+    """Splits the client's input into lines and handles each one as it arrives.
+
+    A line that does not decode (see :func:`~herdr.api.attach_messages.decode_client`)
+    is ignored; a line longer than :data:`MAX_CLIENT_LINE` drops the client.
+    """
 
     def __init__(self, registry: AttachRegistry, client: AttachedClient) -> None:
         self.registry = registry
@@ -723,56 +711,24 @@ class _ClientLines:
             log.warning("attach client line too long; dropping the client")
             buffer.clear()
             self.client.conn.abort()
-            self.end()
 
     def _line(self, line: bytes) -> None:
-        try:
-            msg = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            return
-        if isinstance(msg, dict):
+        msg = decode_client(line)
+        if msg is not None:
             try:
                 self.registry.handle_message(self.client, msg)
             except Exception:
                 log.exception("attach message failed")
 
-    def end(self) -> None:
-        self.client.conn._mark_closed()
-        self.client.wake.set()
 
-
-async def _read_client(registry: AttachRegistry, client: AttachedClient) -> None:
-    reader = client.conn.reader
+def _attach_params(params: Any) -> AttachParams:
+    """``client.attach`` params (checked by ``attach_precheck``) as their struct."""
     try:
-        while True:
-            try:
-                line = await reader.readuntil(b"\n")
-            except asyncio.LimitOverrunError:
-                log.warning("attach client line too long; dropping the client")
-                break
-            except asyncio.IncompleteReadError:
-                break
-            try:
-                msg = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                continue
-            if isinstance(msg, dict):
-                try:
-                    registry.handle_message(client, msg)
-                except Exception:
-                    log.exception("attach message failed")
-    except (OSError, ValueError):
-        pass
-    finally:
-        client.conn._mark_closed()
-        client.wake.set()
+        return msgspec.convert(params, AttachParams)
+    except msgspec.ValidationError:
+        return AttachParams()
 
 
-def _int(value: Any, default: int, *, low: int = 0, high: int) -> int:
-    """``value`` clamped to ``low..high``; ``default`` (also clamped) when not an integer."""
-    number = value if isinstance(value, int) and not isinstance(value, bool) else default
-    return max(low, min(number, high))
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
+def _clamp(value: int | None, default: int, *, low: int = 0, high: int) -> int:
+    """``value`` clamped to ``low..high``; ``default`` (also clamped) when absent."""
+    return max(low, min(default if value is None else value, high))

@@ -278,7 +278,7 @@ async def _wait_for_output(
     timeout_ms = p.get("timeout_ms")
     deadline = None if timeout_ms is None else time.monotonic() + timeout_ms / 1000
     wake = asyncio.Event()
-    term.output_waiters.add(wake)
+    term.on_output.add(wake.set)
     conn = call.conn
     conn.add_close_callback(wake.set)
     conn.watch_eof()
@@ -304,7 +304,7 @@ async def _wait_for_output(
             if current is None:
                 raise ApiError(protocol.PANE_NOT_FOUND, f"pane {loc.pane_id} closed while waiting")
     finally:
-        term.output_waiters.discard(wake)
+        term.on_output.discard(wake.set)
 
 
 # Event.memo keys (see OutputMatchFilter.apply).

@@ -239,8 +239,8 @@ class PaneHost:
     def _on_data(self, term: Terminal, data: bytes) -> None:
         term.emulator.feed(data)
         self.agents.on_output(term)
-        for waiter in term.output_waiters:
-            waiter.set()
+        for callback in term.on_output:
+            callback()
         bus = self.bus
         if bus.wants("pane_output_changed"):
             loc = self.session.find_terminal(term.terminal_id)
@@ -256,8 +256,8 @@ class PaneHost:
 
     def _on_exit(self, term: Terminal, status: ExitStatus) -> None:
         term.exit_status = status
-        for waiter in term.output_waiters:
-            waiter.set()
+        for callback in term.on_output:
+            callback()
         if term.closing:
             return
         self.agents.on_exit(term)
@@ -310,8 +310,8 @@ class PaneHost:
         except Exception:
             log.exception("stopping terminal %s failed", term.terminal_id)
         finally:
-            for waiter in term.output_waiters:
-                waiter.set()
+            for callback in term.on_output:
+                callback()
             term.emulator.close()
 
     async def shutdown(self) -> None:

@@ -6,7 +6,7 @@ Its own module so the session host (:mod:`herdr.server.panes`) and the agent run
 
 from __future__ import annotations
 
-import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from herdr.terminal.emulator import Emulator
@@ -23,7 +23,8 @@ class Terminal:
     exit_status: ExitStatus | None = None
     closing: bool = False
     size: tuple[int, int] = (0, 0)
-    output_waiters: set[asyncio.Event] = field(default_factory=set)
+    # called after each chunk of output, at exit and at stop (waits, attach row pushes)
+    on_output: set[Callable[[], None]] = field(default_factory=set)
 
     @property
     def revision(self) -> int:

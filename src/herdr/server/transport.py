@@ -18,9 +18,9 @@ import errno
 import logging
 import os
 import socket
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import SupportsIndex
+from typing import cast
 
 import orjson
 
@@ -31,64 +31,149 @@ log = logging.getLogger("herdr.server.transport")
 
 WRITE_TIMEOUT_S = 5.0
 READ_CHUNK = 64 * 1024
+REQUEST_LINE_LIMIT = protocol.MAX_REQUEST_LINE_BYTES + 1  # the line with its newline
 
 LineHandler = Callable[[bytes, "Connection"], Awaitable[bytes | None]]
 
 
-class PushReader(asyncio.StreamReader):
-    """A stream reader that can hand later input straight to a callback.
+class Connection(asyncio.Protocol):
+    """One accepted client: its request line, what it sends later, and our writes.
 
-    Normal requests read lines with ``await``. A held connection whose peer streams
-    input (the TUI's keystrokes) switches to :meth:`push_to`: each chunk then reaches
-    the handler inside the protocol callback, without waking a reader task — a loop
-    round trip saved on every keystroke.
+    The connection is the transport's protocol, so input arrives in
+    :meth:`data_received`: bytes up to the first newline make the request line
+    (:meth:`request_line`); a held method then either streams later input to a
+    callback (:meth:`stream_input`, the TUI's keystrokes: handled inside the protocol
+    callback, no reader task woken, a loop round trip saved per key) or discards it
+    until EOF (:meth:`watch_eof`). Either way it learns when the peer has gone away
+    (``closed``, close callbacks). Writes have back-pressure: :meth:`drain` waits while
+    the transport asks us to pause.
     """
 
-    _on_data: Callable[[bytes], None] | None = None
-    _on_end: Callable[[], None] | None = None
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.closed = False
+        self._buffer = bytearray()  # input not handed on yet
+        self._scanned = 0  # bytes of ``_buffer`` known to hold no newline
+        self._eof = False
+        self._lost = False
+        self._reading_paused = False
+        self._writing_paused = False
+        self._wake: asyncio.Future[None] | None = None  # request_line waits on it
+        self._drain_waiters: list[asyncio.Future[None]] = []
+        self._on_data: Callable[[bytes], None] | None = None
+        self._discard = False
+        self._close_callbacks: list[Callable[[], None]] = []
 
-    def push_to(self, on_data: Callable[[bytes], None], on_end: Callable[[], None]) -> None:
-        """Route input to ``on_data`` from now on (bytes already buffered first) and
-        call ``on_end`` once at EOF or on a connection error."""
-        self._on_data, self._on_end = on_data, on_end
-        buffer: bytearray = vars(self)["_buffer"]  # StreamReader's own (not in its stubs)
-        pending = bytes(buffer)  # only what followed the request line
-        buffer.clear()
+    # -- asyncio.Protocol ---------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's is no subclass
+
+    def data_received(self, data: bytes) -> None:
+        on_data = self._on_data
+        if on_data is not None:
+            on_data(data)
+            return
+        if self._discard:
+            return
+        self._buffer += data
+        self._notify()
+        if len(self._buffer) > 2 * REQUEST_LINE_LIMIT and not self._reading_paused:
+            self._pause_reading()  # nobody reads it yet: stop taking more
+
+    def eof_received(self) -> bool:
+        self._eof = True
+        self._notify()
+        if self._on_data is not None or self._discard:
+            self._mark_closed()
+        return True  # keep the transport open: the answer may still be written
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._lost = True
+        self._eof = True
+        self._notify()
+        self._mark_closed()
+        waiters, self._drain_waiters = self._drain_waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def pause_writing(self) -> None:
+        self._writing_paused = True
+
+    def resume_writing(self) -> None:
+        self._writing_paused = False
+        waiters, self._drain_waiters = self._drain_waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+    # -- input --------------------------------------------------------------------------
+
+    async def request_line(self) -> bytes | None:
+        """The first line, or ``None`` when the peer sent nothing usable within the bounds
+        (at most :data:`REQUEST_LINE_LIMIT` bytes, within the spec's first-line timeout).
+
+        A final line without a newline before EOF still counts (``printf '{..}' | nc
+        -U``). The timeout is a timer that aborts the transport (cheaper than
+        ``wait_for``, which costs a task per request).
+        """
+        transport = self.transport
+        assert transport is not None
+        loop = asyncio.get_running_loop()
+        timer = loop.call_later(protocol.FIRST_LINE_TIMEOUT_S, transport.abort)
+        try:
+            while True:
+                buffer = self._buffer
+                end = buffer.find(b"\n", self._scanned)
+                if end >= 0:
+                    if end > REQUEST_LINE_LIMIT:
+                        self._too_long()
+                        return None
+                    line = bytes(buffer[: end + 1])
+                    del buffer[: end + 1]
+                    self._scanned = 0
+                    break
+                self._scanned = len(buffer)
+                if len(buffer) > REQUEST_LINE_LIMIT:
+                    self._too_long()
+                    return None
+                if self._eof:
+                    line = bytes(buffer) if not transport.is_closing() else b""
+                    buffer.clear()
+                    self._scanned = 0
+                    break
+                self._wake = loop.create_future()
+                try:
+                    await self._wake
+                finally:
+                    self._wake = None
+        finally:
+            timer.cancel()
+        if len(line) > REQUEST_LINE_LIMIT:
+            return None
+        line = line.strip()
+        return line or None
+
+    def stream_input(self, on_data: Callable[[bytes], None]) -> None:
+        """Hand every later chunk of input to ``on_data`` (what already followed the
+        request line first). EOF or an error closes the connection (close callbacks run)."""
+        self._on_data = on_data
+        pending = bytes(self._buffer)
+        self._buffer.clear()
+        self._resume_reading()
         if pending:
             on_data(pending)
-        if self.at_eof() or self.exception() is not None:
-            self._end()
+        if self._eof:
+            self._mark_closed()
 
-    def _end(self) -> None:
-        on_end, self._on_end, self._on_data = self._on_end, None, None
-        if on_end is not None:
-            on_end()
-
-    def feed_data(self, data: Iterable[SupportsIndex]) -> None:
-        on_data = self._on_data
-        if on_data is None:
-            super().feed_data(data)
-        else:
-            on_data(bytes(data))
-
-    def feed_eof(self) -> None:
-        super().feed_eof()
-        self._end()
-
-    def set_exception(self, exc: Exception) -> None:
-        super().set_exception(exc)
-        self._end()
-
-
-class Connection:
-    """One accepted client; knows when its peer has gone away."""
-
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.reader = reader
-        self.writer = writer
-        self.closed = False
-        self._close_callbacks: list[Callable[[], None]] = []
-        self._eof_task: asyncio.Task[None] | None = None
+    def watch_eof(self) -> None:
+        """Discard further input until EOF, then mark the connection closed."""
+        self._discard = True
+        self._buffer.clear()
+        self._resume_reading()
+        if self._eof:
+            self._mark_closed()
 
     def add_close_callback(self, callback: Callable[[], None]) -> None:
         if self.closed:
@@ -104,85 +189,77 @@ class Connection:
         for callback in callbacks:
             callback()
 
-    def watch_eof(self) -> None:
-        """Read and discard further input until EOF, then mark the connection closed."""
-        if self._eof_task is None:
-            self._eof_task = asyncio.get_running_loop().create_task(self._discard())
+    def _notify(self) -> None:
+        wake = self._wake
+        if wake is not None and not wake.done():
+            wake.set_result(None)
 
-    async def _discard(self) -> None:
-        try:
-            while await self.reader.read(READ_CHUNK):
-                pass
-        except (OSError, asyncio.LimitOverrunError, ValueError):
-            pass
-        self._mark_closed()
+    def _too_long(self) -> None:
+        log.debug("request line exceeds %d bytes; dropping", protocol.MAX_REQUEST_LINE_BYTES)
+        self._buffer.clear()
+
+    def _pause_reading(self) -> None:
+        transport = self.transport
+        if transport is not None and not transport.is_closing():
+            transport.pause_reading()
+            self._reading_paused = True
+
+    def _resume_reading(self) -> None:
+        transport = self.transport
+        if self._reading_paused and transport is not None and not transport.is_closing():
+            transport.resume_reading()
+        self._reading_paused = False
+
+    # -- output -------------------------------------------------------------------------
 
     def write(self, data: bytes) -> None:
-        if not self.closed and not self.writer.is_closing():
-            self.writer.write(data)
+        transport = self.transport
+        if not self.closed and transport is not None and not transport.is_closing():
+            transport.write(data)
 
     def writelines(self, lines: list[bytes]) -> None:
-        if not self.closed and not self.writer.is_closing():
-            self.writer.writelines(lines)
+        transport = self.transport
+        if not self.closed and transport is not None and not transport.is_closing():
+            transport.writelines(lines)
+
+    def writes_pending(self) -> bool:
+        """Whether written bytes still wait in the transport (or it is closing)."""
+        transport = self.transport
+        return (
+            transport is None or transport.is_closing() or bool(transport.get_write_buffer_size())
+        )
 
     async def drain(self) -> bool:
-        """Wait until written data is handed to the kernel; False once the peer is gone."""
-        try:
-            await self.writer.drain()
-        except (OSError, RuntimeError):
+        """Wait while the transport holds more than it wants; False once the peer is gone."""
+        if self._writing_paused and not self._lost:
+            waiter = asyncio.get_running_loop().create_future()
+            self._drain_waiters.append(waiter)
+            await waiter
+        if self._lost:
             self._mark_closed()
             return False
         return not self.closed
 
     async def close(self) -> None:
         """Flush (bounded by ``WRITE_TIMEOUT_S``) and close; never waits on a stuck peer."""
-        if self._eof_task is not None:
-            self._eof_task.cancel()
         self._mark_closed()
-        transport = self.writer.transport
-        if transport.is_closing():
+        transport = self.transport
+        if transport is None or transport.is_closing():
             return
         if transport.get_write_buffer_size():
             timer = asyncio.get_running_loop().call_later(WRITE_TIMEOUT_S, transport.abort)
             try:
-                await self.writer.drain()
-            except (OSError, RuntimeError):
-                transport.abort()
-                return
+                await self.drain()  # returns at once when not paused, else on resume/loss
             finally:
                 timer.cancel()
-        self.writer.close()  # the transport closes once its (now empty) buffer is sent
+            if self._lost:
+                return  # gone (or aborted by the timer)
+        transport.close()  # the transport closes once its (now small) buffer is sent
 
     def abort(self) -> None:
         self._mark_closed()
-        self.writer.transport.abort()
-
-
-async def read_request_line(
-    reader: asyncio.StreamReader, transport: asyncio.WriteTransport
-) -> bytes | None:
-    """The first line, or ``None`` when the peer sent nothing usable within the bounds.
-
-    A final line without a newline before EOF still counts (``printf '{..}' | nc -U``).
-    The 5 s bound is a timer that aborts the transport (cheaper than ``wait_for``, which
-    costs a task per request).
-    """
-    timer = asyncio.get_running_loop().call_later(protocol.FIRST_LINE_TIMEOUT_S, transport.abort)
-    try:
-        line = await reader.readuntil(b"\n")
-    except asyncio.IncompleteReadError as exc:
-        line = exc.partial if not transport.is_closing() else b""
-    except asyncio.LimitOverrunError:
-        log.debug("request line exceeds %d bytes; dropping", protocol.MAX_REQUEST_LINE_BYTES)
-        return None
-    except (OSError, ValueError):
-        return None
-    finally:
-        timer.cancel()
-    if len(line) > protocol.MAX_REQUEST_LINE_BYTES + 1:
-        return None
-    line = line.strip()
-    return line or None
+        if self.transport is not None:
+            self.transport.abort()
 
 
 ACCEPT_BATCH = 128  # connections taken per readiness callback (then others get a turn)
@@ -403,20 +480,14 @@ class Listener:
 
     async def _serve(self, sock: socket.socket) -> None:
         loop = asyncio.get_running_loop()
-        reader = PushReader(limit=protocol.MAX_REQUEST_LINE_BYTES + 1, loop=loop)
-        stream_protocol = asyncio.StreamReaderProtocol(reader, loop=loop)
+        conn = Connection()
         try:
-            transport, _ = await loop.connect_accepted_socket(lambda: stream_protocol, sock)
+            await loop.connect_accepted_socket(lambda: conn, sock)
         except (OSError, ValueError):
             sock.close()
             return
-        writer = asyncio.StreamWriter(transport, stream_protocol, reader, loop)
-        await self._on_connect(reader, writer)
-
-    async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        conn = Connection(reader, writer)
         try:
-            line = await read_request_line(reader, writer.transport)
+            line = await conn.request_line()
             if line is None:
                 conn.abort()
                 return
@@ -430,10 +501,6 @@ class Listener:
         except Exception:  # the server survives anything a client triggers
             log.exception("connection handler failed")
             conn.abort()
-
-    @property
-    def connection_count(self) -> int:
-        return len(self._tasks)
 
     async def close(self) -> None:
         """Stop accepting and end every open connection."""

@@ -1,0 +1,277 @@
+"""State → view (PURE): the :class:`ViewState` a frame is composed from.
+
+Inputs are plain values: the attach stream's state document, the client's own
+choices (:class:`Presentation`: size, sidebar, mode, its workspace and tab…) and the
+pane mirrors. The view is built in two parts so the app can cache the first: the
+part that depends only on the state document and the choices (:func:`view_base`:
+sidebar, tabs, agents, the visible panes' slots), and the panes with their rows
+(:func:`pane_views`), which is all a frame of typing or output rebuilds.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from herdr.api.attach_messages import SplitHandle, StateDoc, TabLayout
+from herdr.client.actions import Mode
+from herdr.client.mirror import PaneMirror
+from herdr.client.prompt import Prompt
+from herdr.client.view import AgentStatus, AgentView, PaneView, TabView, ViewState, WorkspaceView
+from herdr.runtime.layout import Rect
+from herdr.vocab import STATUS_WORDS
+
+_STATUSES = frozenset(STATUS_WORDS)
+
+
+@dataclass(frozen=True, slots=True)
+class Look:
+    """The ``[ui]`` settings a frame shows, and the help text (fixed until a reload)."""
+
+    sidebar_width: int = 26
+    sidebar_collapsed_mode: Literal["compact", "hidden"] = "compact"
+    tab_bar_position: Literal["top", "bottom"] = "top"
+    hide_tab_bar_when_single_tab: bool = False
+    status_indicators: Literal["dots", "symbols"] = "dots"
+    agent_panel_sort: Literal["spaces", "priority"] = "spaces"
+    help: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Presentation:
+    """The client's own choices a frame depends on (besides the state and the rows)."""
+
+    cols: int
+    rows: int
+    look: Look = Look()
+    sidebar_visible: bool = True
+    mode: Mode = "terminal"
+    message: str = ""
+    prompt: Prompt | None = None
+    workspace_id: str | None = None
+    tab_id: str | None = None
+    selected_workspace_id: str | None = None  # the navigate-mode selection
+    copy_position: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """A visible pane without its contents."""
+
+    pane_id: str
+    rect: Rect
+    title: str
+    agent: str
+    agent_status: AgentStatus
+    seen: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ViewBase:
+    """The view without pane contents, the visible panes' slots and the focused pane."""
+
+    view: ViewState
+    slots: tuple[Slot, ...] = ()
+    focused: str | None = None
+
+
+Overlay = tuple[tuple[str, ...], tuple[int, int] | None]
+"""Rows and cursor drawn instead of a pane's own (copy mode's selection)."""
+
+
+def tab_layout(doc: StateDoc | None, tab_id: str | None) -> TabLayout | None:
+    if doc is None or tab_id is None:
+        return None
+    return doc.layouts.get(tab_id)
+
+
+def focused_pane_id(doc: StateDoc | None, tab_id: str | None) -> str | None:
+    layout = tab_layout(doc, tab_id)
+    return None if layout is None else layout.focused_pane_id
+
+
+def pane_at(layout: TabLayout, area: Rect, x: int, y: int) -> tuple[str, int, int] | None:
+    """The pane at frame cell (x, y) of a pane area placed at ``area``, and the cell
+    inside it."""
+    for pane_id, px, py, w, h in layout.panes:
+        rect = Rect(area.x + px, area.y + py, w, h)
+        if rect.contains(x, y):
+            return pane_id, x - rect.x, y - rect.y
+    return None
+
+
+def split_at(layout: TabLayout, area: Rect, x: int, y: int) -> SplitHandle | None:
+    """The split whose divider is at frame cell (x, y), for a border drag."""
+    for split in layout.splits:
+        dx, dy, dw, dh = split[2]
+        if Rect(area.x + dx, area.y + dy, dw, dh).contains(x, y):
+            return split
+    return None
+
+
+def drag_ratio(split: SplitHandle, area: Rect, x: int, y: int) -> float:
+    """The ratio a border drag of ``split`` to frame cell (x, y) asks for (0.05..0.95)."""
+    _path, direction, _divider, (sx, sy, sw, sh) = split
+    if direction == "right":
+        ratio = (x - area.x - sx) / max(1, sw)
+    else:
+        ratio = (y - area.y - sy) / max(1, sh)
+    return min(0.95, max(0.05, ratio))
+
+
+def build_view(
+    doc: StateDoc | None,
+    presentation: Presentation,
+    mirrors: Mapping[str, PaneMirror],
+    overlays: Mapping[str, Overlay] | None = None,
+) -> ViewState:
+    """The whole view: :func:`view_base` with :func:`pane_views` filled in."""
+    base = view_base(doc, presentation)
+    return replace(base.view, panes=pane_views(base, mirrors, overlays or {}))
+
+
+def pane_views(
+    base: ViewBase, mirrors: Mapping[str, PaneMirror], overlays: Mapping[str, Overlay]
+) -> tuple[PaneView, ...]:
+    """The visible panes with their rows (the cursor only on the focused one)."""
+    empty = _EMPTY
+    panes: list[PaneView] = []
+    for slot in base.slots:
+        pane_id = slot.pane_id
+        overlay = overlays.get(pane_id) if overlays else None
+        if overlay is not None:
+            rows, cursor = overlay
+        else:
+            mirror = mirrors.get(pane_id, empty)
+            rows, cursor = mirror.rows, mirror.cursor
+        panes.append(
+            PaneView(
+                pane_id,
+                slot.rect,
+                rows=rows,
+                title=slot.title,
+                agent=slot.agent,
+                agent_status=slot.agent_status,
+                seen=slot.seen,
+                cursor=cursor if pane_id == base.focused else None,
+            )
+        )
+    return tuple(panes)
+
+
+_EMPTY = PaneMirror()
+
+
+def view_base(doc: StateDoc | None, p: Presentation) -> ViewBase:
+    """Everything but the panes' rows and cursor."""
+    look = p.look
+    base = ViewState(
+        cols=p.cols,
+        rows=p.rows,
+        sidebar_visible=p.sidebar_visible,
+        sidebar_width=look.sidebar_width,
+        sidebar_collapsed_mode=look.sidebar_collapsed_mode,
+        tab_bar_position=look.tab_bar_position,
+        hide_tab_bar_when_single_tab=look.hide_tab_bar_when_single_tab,
+        status_indicators=look.status_indicators,
+        agent_panel_sort=look.agent_panel_sort,
+        mode=p.mode,
+        help_visible=p.mode == "help",
+        help=look.help,
+        message=p.message,
+        prompt=p.prompt,
+        copy_position=p.copy_position,
+    )
+    if doc is None:
+        return ViewBase(replace(base, message=p.message or "connecting…"))
+    records = {r["pane_id"]: r for r in doc.panes}
+    agent_panes: dict[str, int] = {}
+    for r in records.values():
+        if r.get("agent"):
+            agent_panes[r["workspace_id"]] = agent_panes.get(r["workspace_id"], 0) + 1
+    workspaces = tuple(
+        WorkspaceView(
+            w["workspace_id"],
+            str(w.get("label", "")),
+            _status(w.get("agent_status")),
+            agent_panes.get(w["workspace_id"], 0),
+            seen=w.get("agent_status") != "done",
+        )
+        for w in doc.workspaces
+    )
+    tabs = tuple(
+        TabView(
+            t["tab_id"],
+            str(t.get("label", "")),
+            _status(t.get("agent_status")),
+            seen=t.get("agent_status") != "done",
+        )
+        for t in doc.tabs
+        if t["workspace_id"] == p.workspace_id
+    )
+    agents = tuple(
+        AgentView(
+            r["pane_id"],
+            r["tab_id"],
+            str(r.get("display_agent") or r.get("agent")),
+            _status(r.get("agent_status")),
+            name=str(r.get("name") or ""),
+            seen=r.get("agent_status") != "done",
+        )
+        for r in records.values()
+        if r["workspace_id"] == p.workspace_id and r.get("agent")
+    )
+    layout = tab_layout(doc, p.tab_id)
+    slots: list[Slot] = []
+    focused = None
+    zoomed = False
+    if layout is not None:
+        focused = layout.focused_pane_id
+        zoomed = layout.zoomed
+        for pane_id, x, y, w, h in layout.panes:
+            rec = records.get(pane_id, {})
+            slots.append(
+                Slot(
+                    pane_id,
+                    Rect(x, y, w, h),
+                    _title(pane_id, rec),
+                    str(rec.get("display_agent") or rec.get("agent") or ""),
+                    _status(rec.get("agent_status")),
+                    rec.get("agent_status") != "done",
+                )
+            )
+    view = replace(
+        base,
+        workspaces=workspaces,
+        active_workspace_id=p.workspace_id,
+        tabs=tabs,
+        active_tab_id=p.tab_id,
+        agents=agents,
+        panes=(),
+        focused_pane_id=focused,
+        zoomed=zoomed,
+        selected_workspace_id=p.selected_workspace_id if p.mode == "navigate" else None,
+    )
+    return ViewBase(view, tuple(slots), focused)
+
+
+def _title(pane_id: str, rec: Mapping[str, Any]) -> str:
+    """The pane's label, else its terminal title, else its directory's name."""
+    return str(
+        rec.get("label")
+        or rec.get("terminal_title_stripped")
+        or _basename(rec.get("cwd"))
+        or pane_id
+    )
+
+
+def _status(value: Any) -> AgentStatus:
+    return value if value in _STATUSES else "unknown"
+
+
+def _basename(path: Any) -> str:
+    if not isinstance(path, str) or not path:
+        return ""
+    return posixpath.basename(path.rstrip("/")) or path

@@ -1,0 +1,175 @@
+"""The TUI's connections to its server: the held attach stream and short requests.
+
+The attach stream is an :class:`asyncio.Protocol` whose complete lines go to a
+callback from ``data_received``: no reader task in between, so the rows of a
+keystroke's echo are applied and drawn in the callback that received them. Commands
+(split, close, focus…) are public requests, each on a connection of its own.
+
+Every connection checks the server's uid before it sends anything
+(:class:`UntrustedServer`), and a connect that finds the listen backlog full is
+retried for about a second (:func:`retry_busy`), as the CLI and the SDK do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar, cast
+
+import msgspec
+
+from herdr.api import peercred
+from herdr.api.attach_messages import AttachParams, AttachStarted, ClientMessage, encode_line
+
+READ_LIMIT = 64 * 1024 * 1024
+BUSY_RETRY_DELAYS_S = (0.005, 0.01, 0.02, 0.04, 0.08, 0.12, 0.16, 0.2, 0.2, 0.2)
+
+_T = TypeVar("_T")
+
+
+class UntrustedServer(ConnectionError):
+    """The socket is served by another user (neither us nor root); nothing was sent."""
+
+
+async def retry_busy(connect: Callable[[], Awaitable[_T]]) -> _T:
+    """Retry a connect that found the server's listen backlog full (EAGAIN) for ~1 s,
+    as the CLI does, instead of failing an attach or a command under a request flood."""
+    for delay in BUSY_RETRY_DELAYS_S:
+        try:
+            return await connect()
+        except BlockingIOError:
+            await asyncio.sleep(delay)
+    return await connect()
+
+
+def check_server(sock: peercred.SockOpt, path: str) -> None:
+    """Raise :class:`UntrustedServer` when ``sock``'s peer is another (non-root) user."""
+    uid = peercred.untrusted_server_uid(sock)
+    if uid is not None:
+        raise UntrustedServer(f"server_untrusted: {peercred.untrusted_message(path, uid)}")
+
+
+class StreamProtocol(asyncio.Protocol):
+    """The attach connection: complete lines go to ``on_lines`` from ``data_received``."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.buffer = bytearray()
+        self.first: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self.on_lines: Callable[[list[bytes]], None] | None = None
+        self.on_lost: Callable[[str], None] | None = None
+        self.queued: list[bytes] = []  # lines that arrived before on_lines was set
+        self.lost: str | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's is no subclass
+
+    def data_received(self, data: bytes) -> None:
+        buffer = self.buffer
+        buffer += data
+        end = buffer.rfind(b"\n")
+        if end < 0:
+            if len(buffer) > READ_LIMIT:
+                self._lose("attach stream line too long")
+            return
+        lines = bytes(buffer[:end]).split(b"\n")
+        del buffer[: end + 1]
+        if not self.first.done():
+            self.first.set_result(lines.pop(0))
+        if self.on_lines is None:
+            self.queued += lines
+        elif lines:
+            self.on_lines(lines)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._lose(str(exc) if exc else "the server closed the connection")
+
+    def _lose(self, detail: str) -> None:
+        if self.transport is not None:
+            self.transport.abort()
+        if not self.first.done():
+            self.first.set_result(b"")
+        if self.lost is None:
+            self.lost = detail
+            if self.on_lost is not None:
+                self.on_lost(detail)
+
+
+class Connection:
+    """The attach stream plus short request connections for commands."""
+
+    def __init__(self, socket_path: str) -> None:
+        self.socket_path = socket_path
+        self.stream: StreamProtocol | None = None
+        self._seq = 0
+
+    async def attach(self, params: AttachParams) -> AttachStarted:
+        """Open the stream; returns the server's ``attach_started`` (raises
+        ``ConnectionError`` for an error answer or a closed connection)."""
+        loop = asyncio.get_running_loop()
+        transport, stream = await retry_busy(
+            lambda: loop.create_unix_connection(StreamProtocol, self.socket_path)
+        )
+        self.stream = stream
+        try:
+            check_server(transport.get_extra_info("socket"), self.socket_path)
+        except BaseException:
+            transport.abort()
+            raise
+        request = {"id": "tui:attach", "method": "client.attach", "params": params}
+        transport.write(msgspec.json.encode(request) + b"\n")
+        line = await stream.first
+        if not line:
+            raise ConnectionError(stream.lost or "the server closed the connection")
+        doc: dict[str, Any] = json.loads(line)
+        if "error" in doc:
+            err = doc["error"]
+            raise ConnectionError(f"{err.get('code')}: {err.get('message')}")
+        return msgspec.convert(doc.get("result"), AttachStarted)
+
+    def listen(
+        self, on_lines: Callable[[list[bytes]], None], on_lost: Callable[[str], None]
+    ) -> None:
+        """Hand every later line of the attach stream to ``on_lines`` (as it arrives)."""
+        stream = self.stream
+        assert stream is not None
+        stream.on_lines = on_lines
+        stream.on_lost = on_lost
+        queued, stream.queued = stream.queued, []
+        if queued:
+            on_lines(queued)
+        if stream.lost is not None:
+            on_lost(stream.lost)
+
+    def send(self, msg: ClientMessage) -> None:
+        """One message on the attach stream (dropped once it is closing)."""
+        transport = self.stream.transport if self.stream is not None else None
+        if transport is not None and not transport.is_closing():
+            transport.write(encode_line(msg))
+
+    async def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """One public request on its own connection; returns the envelope."""
+        self._seq += 1
+        reader, writer = await retry_busy(
+            lambda: asyncio.open_unix_connection(self.socket_path, limit=READ_LIMIT)
+        )
+        try:
+            check_server(writer.get_extra_info("socket"), self.socket_path)
+            request = {"id": f"tui:{self._seq}", "method": method, "params": params}
+            writer.write(json.dumps(request).encode() + b"\n")
+            await writer.drain()
+            line = await reader.readline()
+            envelope: dict[str, Any] = json.loads(line) if line else {}
+            return envelope
+        finally:
+            writer.close()
+
+    def close(self) -> None:
+        stream = self.stream
+        if stream is not None and stream.transport is not None:
+            stream.on_lines = None
+            stream.on_lost = None
+            with contextlib.suppress(Exception):
+                stream.transport.close()
