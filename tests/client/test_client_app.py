@@ -10,10 +10,10 @@ import termios
 from pathlib import Path
 from typing import Any
 
-from conftest import HerdrEnv
 from herdr.client.app import App, UiSettings, load_ui_settings
 from herdr.client.render import ALT_SCREEN_OFF, MOUSE_OFF
 from herdr.client.terminal import HostTerminal
+from herdr_testing import HerdrEnv
 
 
 def _read_all(fd: int) -> bytes:

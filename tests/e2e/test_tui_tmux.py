@@ -31,8 +31,8 @@ from typing import Any
 
 import pytest
 
-from fixtures.fake_env import agent_bin
-from helpers import wait_until
+from herdr_testing import wait_until
+from herdr_testing.fake_env import agent_bin
 
 pytestmark = [
     pytest.mark.slow,

@@ -14,10 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conftest import HerdrEnv, Server
-from helpers import wait_until
 from herdr.persist import snapshot as snap
 from herdr.runtime.agent_state import AgentSession, SessionRef
+from herdr_testing import HerdrEnv, Server, wait_until
 
 FAKE = Path(__file__).resolve().parent.parent / "fixtures" / "fake_resume_claude.py"
 

@@ -18,11 +18,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conftest import HerdrEnv, Server
-from helpers import wait_until
 from herdr.persist import snapshot as snap
 from herdr.runtime import ids
 from herdr.runtime import layout as lay
+from herdr_testing import HerdrEnv, Server, wait_until
 
 TRIALS = 50
 TIME_BUDGET_S = 240.0  # safety net for the whole test on a loaded 2-core machine

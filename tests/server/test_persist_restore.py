@@ -17,9 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conftest import HerdrEnv, Server
-from helpers import wait_until
 from herdr.persist import snapshot as snap
+from herdr_testing import HerdrEnv, Server, wait_until
 
 Snapshot = dict[str, Any]
 
