@@ -19,6 +19,7 @@ from herdr_testing.servers import (
     pings,
     raw_exchange,
     request,
+    tools_path,
 )
 from herdr_testing.waits import DEFAULT_TIMEOUT, async_wait_until, wait_until
 
@@ -35,5 +36,6 @@ __all__ = [
     "pings",
     "raw_exchange",
     "request",
+    "tools_path",
     "wait_until",
 ]

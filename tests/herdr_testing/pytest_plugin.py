@@ -3,15 +3,52 @@
 Tests import helpers and types from :mod:`herdr_testing` (importable through pytest's
 ``pythonpath`` setting), never from a ``conftest`` module: any folder, or any set of
 folders, then collects and runs on its own.
+
+The test process itself runs in a private HOME (removed at the end), without the
+runner's XDG dirs or terminal size: in-process code (the emulator's FFI cache, config
+lookups) must not read or write the user's real home, and programs in panes must not
+draw for the terminal pytest runs in (``COLUMNS``/``LINES``).
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 
 import pytest
 
 from herdr_testing.servers import HerdrEnv, ServerHandle, herdr_tree
+
+MACHINE_VARS = (
+    "XDG_CONFIG_HOME",
+    "XDG_STATE_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+    "COLUMNS",
+    "LINES",
+)
+_SAVED = pytest.StashKey[tuple[str, dict[str, str | None]]]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    home = tempfile.mkdtemp(prefix="herdr-test-home-")
+    saved = {name: os.environ.get(name) for name in ("HOME", *MACHINE_VARS)}
+    config.stash[_SAVED] = (home, saved)
+    for name in MACHINE_VARS:
+        os.environ.pop(name, None)
+    os.environ["HOME"] = home
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    home, saved = config.stash[_SAVED]
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture

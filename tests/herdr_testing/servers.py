@@ -42,6 +42,22 @@ def make_env(root: Path) -> dict[str, str]:
     return env
 
 
+def tools_path(root: Path, *tools: str) -> str:
+    """A ``PATH`` of one private directory holding exactly ``tools`` (symlinks to the
+    ones found on the current ``PATH``): nothing the machine happens to have installed
+    (an agent's ``claude`` in /usr/bin, say) is found through it."""
+    bin_dir = root / "tools-bin"
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    for tool in tools:
+        found = shutil.which(tool)
+        if found is None:
+            raise LookupError(f"{tool} is not on PATH")
+        link = bin_dir / tool
+        if not link.exists():
+            link.symlink_to(found)
+    return str(bin_dir)
+
+
 def raw_exchange(
     path: Path, data: bytes, *, timeout: float = 10.0, half_close: bool = False
 ) -> bytes:
