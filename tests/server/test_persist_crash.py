@@ -106,6 +106,7 @@ def test_sigkill_during_layout_burst_never_loses_a_readable_snapshot(
         stop = threading.Event()
         worker = threading.Thread(target=burst, args=(server, rng, h.root, stop), daemon=True)
         worker.start()
+        # a sleep is the point here: the kill must land at a random moment of the burst
         time.sleep(rng.uniform(0.0, 0.25))
         os.kill(server.pid, signal.SIGKILL)
         server.proc.wait(10)
