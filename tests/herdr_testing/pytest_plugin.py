@@ -5,9 +5,11 @@ Tests import helpers and types from :mod:`herdr_testing` (importable through pyt
 folders, then collects and runs on its own.
 
 The test process itself runs in a private HOME (removed at the end), without the
-runner's XDG dirs or terminal size: in-process code (the emulator's FFI cache, config
-lookups) must not read or write the user's real home, and programs in panes must not
-draw for the terminal pytest runs in (``COLUMNS``/``LINES``).
+runner's XDG dirs or terminal size, under umask 022: in-process code (the emulator's
+FFI cache, config lookups) must not read or write the user's real home, programs in
+panes must not draw for the terminal pytest runs in (``COLUMNS``/``LINES``), and the
+directories tests make must not be group-writable because the user's umask is 002
+(herdr refuses such directories for its state and cache).
 """
 
 from __future__ import annotations
@@ -29,20 +31,22 @@ MACHINE_VARS = (
     "COLUMNS",
     "LINES",
 )
-_SAVED = pytest.StashKey[tuple[str, dict[str, str | None]]]()
+UMASK = 0o022
+_SAVED = pytest.StashKey[tuple[str, int, dict[str, str | None]]]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
     home = tempfile.mkdtemp(prefix="herdr-test-home-")
     saved = {name: os.environ.get(name) for name in ("HOME", *MACHINE_VARS)}
-    config.stash[_SAVED] = (home, saved)
+    config.stash[_SAVED] = (home, os.umask(UMASK), saved)
     for name in MACHINE_VARS:
         os.environ.pop(name, None)
     os.environ["HOME"] = home
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    home, saved = config.stash[_SAVED]
+    home, umask, saved = config.stash[_SAVED]
+    os.umask(umask)
     for name, value in saved.items():
         if value is None:
             os.environ.pop(name, None)

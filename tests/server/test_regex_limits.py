@@ -20,8 +20,10 @@ from herdr_testing import ServerHandle, wait_until
 
 CATASTROPHIC = r"^(a|a)*$"
 BAD_LINE = "a" * 30 + "b"
-# Prints BAD_LINE without echoing it: the command line itself holds no run of a's.
-PRINT_BAD_LINE = "printf 'a%.0s' $(seq 30); echo b"
+# Prints BAD_LINE without echoing it: the command line itself holds no run of a's. One
+# printf writes the whole line at once: printed in two writes, the server could see the
+# a's alone (a line the pattern matches at once) before the b arrives.
+PRINT_BAD_LINE = "printf '%sb\\n' \"$(printf 'a%.0s' $(seq 30))\""
 
 
 class Conn:
