@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from foreign_user import NEEDS_ROOT, NOBODY, Squatter, squatter
-from helpers import wait_until
 from herdr.api.client import AsyncClient, Client, HerdrError, ServerUntrusted
+from herdr_testing import wait_until
+from herdr_testing.foreign_user import NEEDS_ROOT, NOBODY, Squatter, squatter
 
 pytestmark = NEEDS_ROOT
 

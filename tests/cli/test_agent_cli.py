@@ -8,9 +8,8 @@ from typing import Any
 
 import pytest
 
-from conftest import HERDR, HerdrEnv, ServerHandle
-from fixtures.fake_env import agent_server, launch, new_workspace, pane_record
-from helpers import wait_until
+from herdr_testing import HERDR, HerdrEnv, ServerHandle, wait_until
+from herdr_testing.fake_env import agent_server, launch, new_workspace, pane_record
 
 pytestmark = pytest.mark.slow
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from conftest import ServerHandle
 from herdr.cli import fast, main, transport
 from herdr.cli.main import build_parser
+from herdr_testing import ServerHandle
 
 SAMPLES = [
     ["pane", "list"],

@@ -16,9 +16,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from conftest import HERDR, HerdrEnv
-from foreign_user import NEEDS_ROOT, NOBODY, Squatter, squatter
-from helpers import wait_until
+from herdr_testing import HERDR, HerdrEnv, wait_until
+from herdr_testing.foreign_user import NEEDS_ROOT, NOBODY, Squatter, squatter
 
 pytestmark = NEEDS_ROOT
 

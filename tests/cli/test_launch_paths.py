@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import HerdrEnv
 from herdr.cli import launch
 from herdr.cli.main import CliError
+from herdr_testing import HerdrEnv
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="chown to another uid needs root")
 

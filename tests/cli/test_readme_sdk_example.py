@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ServerHandle
+from herdr_testing import ServerHandle
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 SECTION = "## Scripting herdr from Python"

@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import HerdrEnv, ServerHandle
-from helpers import wait_until
+from herdr_testing import HerdrEnv, ServerHandle, wait_until
 
 
 def ok(server: ServerHandle | HerdrEnv, *args: str, **kwargs: Any) -> dict[str, Any]:

@@ -6,8 +6,8 @@ import json
 import tomllib
 from pathlib import Path
 
-from conftest import HerdrEnv, ServerHandle
 from herdr import PROTOCOL_VERSION, __version__
+from herdr_testing import HerdrEnv, ServerHandle
 
 
 def test_status_without_server(herdr_env: HerdrEnv) -> None:

@@ -26,8 +26,8 @@ from typing import Any
 
 import pytest
 
-from conftest import HerdrEnv, ServerHandle
-from fixtures.fake_env import agent_server, new_workspace, pane_record
+from herdr_testing import HerdrEnv, ServerHandle
+from herdr_testing.fake_env import agent_server, new_workspace, pane_record
 
 pytestmark = pytest.mark.slow
 

@@ -10,13 +10,13 @@ import termios
 from pathlib import Path
 from typing import Any
 
-from conftest import HerdrEnv
 from herdr.api.attach_messages import Input, Rows, Scroll, StateDoc, decode_state
 from herdr.client.app import App
 from herdr.client.mirror import PaneMirror
 from herdr.client.render import ALT_SCREEN_OFF, MOUSE_OFF
 from herdr.client.settings import UiSettings, load_ui_settings
 from herdr.client.terminal import HostTerminal
+from herdr_testing import HerdrEnv
 
 
 def _read_all(fd: int) -> bytes:

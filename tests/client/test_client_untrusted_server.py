@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from foreign_user import NEEDS_ROOT, NOBODY, Squatter, squatter
-from helpers import wait_until
 from herdr.api.attach_messages import AttachParams
 from herdr.client.connection import Connection, UntrustedServer
+from herdr_testing import wait_until
+from herdr_testing.foreign_user import NEEDS_ROOT, NOBODY, Squatter, squatter
 
 pytestmark = NEEDS_ROOT
 

@@ -31,8 +31,8 @@ from typing import Any
 
 import pytest
 
-from fixtures.fake_env import agent_bin
-from helpers import wait_until
+from herdr_testing import wait_until
+from herdr_testing.fake_env import agent_bin
 
 pytestmark = [
     pytest.mark.slow,
@@ -87,6 +87,7 @@ class Tui:
     def tmux(self, *args: str, check: bool = True) -> str:
         proc = subprocess.run(
             ["tmux", "-L", self.name, *args],
+            env=self.env,  # the tmux server's world: nothing of the runner's (TMUX, HERDR_*)
             capture_output=True,
             text=True,
             timeout=10,
@@ -99,7 +100,9 @@ class Tui:
     def open(self, session: str = "main", *herdr_args: str) -> str:
         """Start a client in a new tmux session (the first one also starts the server)."""
         base = ["new-session", "-d", "-s", session, "-x", str(COLS), "-y", str(ROWS)]
-        command = " ".join([str(self.script), *herdr_args])
+        # exec: the pane's process is the script whichever shell tmux runs it with (dash
+        # would otherwise stay its parent, and client_pid would find the script)
+        command = " ".join(["exec", str(self.script), *herdr_args])
         if not self.sessions:
             self.tmux("-f", "/dev/null", *base, command)
         else:

@@ -416,6 +416,7 @@ def test_sigkill_at_random_moments_always_leaves_a_readable_file(tmp_path: Path)
         try:
             assert proc.stdout is not None
             assert proc.stdout.readline() == b"ready\n"
+            # a sleep is the point here: the kill must land at a random moment of a write
             time.sleep(rng.uniform(0.0, 0.05))
         finally:
             os.kill(proc.pid, signal.SIGKILL)

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from conftest import HerdrEnv, ServerHandle
-from fixtures.fake_env import (
+from herdr_testing import HerdrEnv, ServerHandle, wait_until
+from herdr_testing.fake_env import (
     agent_server,
     code,
     launch,
@@ -27,7 +27,6 @@ from fixtures.fake_env import (
     status,
     wait_status,
 )
-from helpers import wait_until
 
 pytestmark = pytest.mark.slow
 

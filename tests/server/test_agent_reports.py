@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from conftest import ServerHandle
-from fixtures.fake_env import code, new_workspace, ok, pane_record
+from herdr_testing import ServerHandle
+from herdr_testing.fake_env import code, new_workspace, ok, pane_record
 
 
 @pytest.fixture(scope="module")

@@ -6,12 +6,12 @@ import contextlib
 import json
 import socket
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import ServerHandle
-from helpers import wait_until
+from herdr_testing import ServerHandle, wait_until
 
 
 class Stream:
@@ -134,8 +134,10 @@ def test_most_recently_active_client_sets_the_size(workspace: ServerHandle) -> N
             second.pump(lambda: second.state.get("area") == [90, 25])
         finally:
             second.close()
-        # the last client leaving keeps the size (herdr-spec §1.1)
-        time.sleep(0.1)
+        # the last client leaving keeps the size (herdr-spec §1.1); the server logs the
+        # departure after it has dropped the client, so the size is final by then
+        log = Path(workspace.env["XDG_STATE_HOME"]) / "herdr" / "server.log"
+        wait_until(lambda: log.read_text().count('"client detached"') >= 1)
         snap = workspace.request("session.snapshot", {})["result"]["snapshot"]
         assert snap["layouts"][0]["area"]["width"] == 90
     finally:

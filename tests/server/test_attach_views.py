@@ -15,8 +15,7 @@ from typing import Any
 
 import pytest
 
-from conftest import ServerHandle
-from helpers import wait_until
+from herdr_testing import ServerHandle, wait_until
 
 
 class Client:

@@ -16,8 +16,7 @@ from typing import Any
 
 import pytest
 
-from conftest import ServerHandle, raw_exchange
-from helpers import wait_until
+from herdr_testing import ServerHandle, raw_exchange, wait_until
 
 MB = 1_000_000
 BIG = "x" * MB  # with the JSON around it, still under the 1 MiB request line

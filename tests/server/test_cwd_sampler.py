@@ -21,7 +21,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from conftest import ServerHandle
 from herdr.config.server_settings import ServerSettings
 from herdr.runtime.events import EventBus, Subscriber, compile_subscription
 from herdr.server.core import encode
@@ -30,6 +29,7 @@ from herdr.server.info import ServerInfo
 from herdr.server.panes import PaneHost
 from herdr.server.views import ViewedPanes
 from herdr.terminal import procfs
+from herdr_testing import ServerHandle
 
 WAIT_S = 10.0
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from conftest import ServerHandle
 from herdr.api.client import Client
+from herdr_testing import ServerHandle
 
 
 class Stream:

@@ -24,9 +24,8 @@ from typing import Any
 
 import pytest
 
-from conftest import HERDR, HerdrEnv, Server, pings, request
-from helpers import wait_until
 from herdr.api.client import AsyncClient, Client, HerdrError
+from herdr_testing import HERDR, HerdrEnv, Server, pings, request, wait_until
 
 _SUBSCRIPTIONS = {"subscriptions": [{"type": "pane.created"}]}
 SUBSCRIBE = json.dumps({"id": "sub", "method": "events.subscribe", "params": _SUBSCRIPTIONS})

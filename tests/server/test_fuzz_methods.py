@@ -35,11 +35,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import HerdrEnv, Server, make_env, pings, raw_exchange, request
 from herdr.api import protocol, schema
 from herdr.runtime.agents import START_KINDS
 from herdr.server.methods import build_table
-from schema_strategies import IdPools, ParamStrategies, json_values
+from herdr_testing import HerdrEnv, Server, make_env, pings, raw_exchange, request
+from herdr_testing.schema_strategies import IdPools, ParamStrategies, json_values
 
 EXAMPLES = int(os.environ.get("HERDR_FUZZ_EXAMPLES", "40"))
 FUZZ = settings(

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import HerdrEnv, Server
-from helpers import wait_until
+from herdr_testing import HerdrEnv, Server, wait_until
 
 OTHER = 65534
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="chown to another uid needs root")

@@ -16,11 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ServerHandle
-from foreign_user import NEEDS_ROOT, NOBODY, PYTHON, reachable_by_others, run_as_nobody
-from helpers import wait_until
 from herdr.api import peercred
 from herdr.server.transport import Connection, Listener
+from herdr_testing import ServerHandle, wait_until
+from herdr_testing.foreign_user import (
+    NEEDS_ROOT,
+    NOBODY,
+    PYTHON,
+    reachable_by_others,
+    run_as_nobody,
+)
 
 pytestmark = NEEDS_ROOT
 

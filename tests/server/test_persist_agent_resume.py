@@ -14,10 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conftest import HerdrEnv, Server
-from helpers import wait_until
 from herdr.persist import snapshot as snap
 from herdr.runtime.agent_state import AgentSession, SessionRef
+from herdr_testing import HerdrEnv, Server, tools_path, wait_until
 
 FAKE = Path(__file__).resolve().parent.parent / "fixtures" / "fake_resume_claude.py"
 
@@ -202,7 +201,9 @@ def test_missing_agent_executable_falls_back_to_shell(herdr_env: HerdrEnv) -> No
     work.mkdir()
     p1, _ = two_panes(h, work)
     with_sessions(h, {p1: claude_session("nobin")})
-    env = {"PATH": "/usr/bin:/bin", "FAKE_RESUME_LOG": str(h.root / "claude-runs.jsonl")}
+    # a PATH of its own: the machine may have a real claude in /usr/bin
+    path = tools_path(h.root, "sh")
+    env = {"PATH": path, "FAKE_RESUME_LOG": str(h.root / "claude-runs.jsonl")}
     server = h.start_server(env=env)
     ok(server, "pane.send_text", {"pane_id": p1, "text": "echo NOBIN_$((2*2))\r"})
     wait_until(lambda: "NOBIN_4" in screen(server, p1))

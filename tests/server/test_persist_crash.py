@@ -18,11 +18,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conftest import HerdrEnv, Server
-from helpers import wait_until
 from herdr.persist import snapshot as snap
 from herdr.runtime import ids
 from herdr.runtime import layout as lay
+from herdr_testing import HerdrEnv, Server, wait_until
 
 TRIALS = 50
 TIME_BUDGET_S = 240.0  # safety net for the whole test on a loaded 2-core machine
@@ -107,6 +106,7 @@ def test_sigkill_during_layout_burst_never_loses_a_readable_snapshot(
         stop = threading.Event()
         worker = threading.Thread(target=burst, args=(server, rng, h.root, stop), daemon=True)
         worker.start()
+        # a sleep is the point here: the kill must land at a random moment of the burst
         time.sleep(rng.uniform(0.0, 0.25))
         os.kill(server.pid, signal.SIGKILL)
         server.proc.wait(10)

@@ -25,10 +25,9 @@ from typing import Any
 
 import pytest
 
-from conftest import HerdrEnv, Server
-from helpers import wait_until
 from herdr.api.schema import build_schema
 from herdr.api.validate import Compiler
+from herdr_testing import HerdrEnv, Server, wait_until
 
 TIMING = "debounce=0.02,retry=0.1,retry_max=0.3,sample=0.1"
 CHECK_HEALTH = Compiler(build_schema()["schemas"]["success_response"]["$defs"]).ref(

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from conftest import ServerHandle, pings
 from herdr.api import protocol
+from herdr_testing import ServerHandle, pings
 
 
 def one_reply(server: ServerHandle, data: bytes, **kwargs: Any) -> dict[str, Any]:

@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import ServerHandle, pings
 from herdr.api import protocol
+from herdr_testing import ServerHandle, pings
 
 FUZZ = settings(
     max_examples=150,

@@ -16,8 +16,7 @@ from typing import Any
 
 import pytest
 
-from conftest import ServerHandle
-from helpers import wait_until
+from herdr_testing import ServerHandle, wait_until
 
 CATASTROPHIC = r"^(a|a)*$"
 BAD_LINE = "a" * 30 + "b"

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import HerdrEnv, ServerHandle
 from herdr import PROTOCOL_VERSION
 from herdr.api.client import AsyncClient, Client, HerdrError, ServerNotRunning
+from herdr_testing import HerdrEnv, ServerHandle
 
 
 def test_sync_client_calls_and_errors(herdr_server: ServerHandle) -> None:

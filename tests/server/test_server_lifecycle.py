@@ -9,9 +9,8 @@ import socket
 import stat
 from pathlib import Path
 
-from conftest import HerdrEnv, ServerHandle, pings
-from helpers import wait_until
 from herdr import PROTOCOL_VERSION
+from herdr_testing import HerdrEnv, ServerHandle, pings, wait_until
 
 
 def test_ping_on_default_socket_with_private_modes(herdr_server: ServerHandle) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import ServerHandle
+from herdr_testing import ServerHandle
 
 
 class Attached:

@@ -3,19 +3,13 @@
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-# Make ``tests/helpers.py`` importable (tests/ has no __init__.py by design).
-_TESTS = str(Path(__file__).resolve().parents[1])
-if _TESTS not in sys.path:
-    sys.path.insert(0, _TESTS)
-
-from herdr.terminal.pty import PtyProcess  # noqa: E402
+from herdr.terminal.pty import PtyProcess
 
 SpawnPty = Callable[..., PtyProcess]
 

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from helpers import wait_until
 from herdr.detect.agents import Agent
 from herdr.detect.process import ProcessDetectionMode
 from herdr.terminal import procfs, views
 from herdr.terminal.emulator import Emulator
 from herdr.terminal.pty import PtyProcess
+from herdr_testing import wait_until
 
 SpawnPty = Callable[..., PtyProcess]
 FAKE_CLAUDE = Path(__file__).resolve().parents[1] / "fixtures" / "fake_claude.py"

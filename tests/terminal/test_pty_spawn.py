@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from helpers import async_wait_until, wait_until
 from herdr.terminal import views
 from herdr.terminal.emulator import Emulator
 from herdr.terminal.pty import (
@@ -22,6 +21,7 @@ from herdr.terminal.pty import (
     PtyWriteOverflow,
     get_winsize,
 )
+from herdr_testing import async_wait_until, wait_until
 
 SpawnPty = Callable[..., PtyProcess]
 

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers import wait_until
 from herdr import PROTOCOL_VERSION
+from herdr_testing.waits import wait_until
 
 NOBODY = 65534
 # The foreign processes need an interpreter another user may run (ours may live under
