@@ -6,18 +6,19 @@ a broken config: a bad value keeps its default, an unreadable file gives a warni
 
 from __future__ import annotations
 
+import contextlib
 import tomllib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
+
+import msgspec
 
 
-@dataclass
-class UiSettings:
-    """The ``[ui]`` keys the client honours (lenient: bad values keep defaults)."""
+class UiSettings(msgspec.Struct, kw_only=True):
+    """The ``[ui]`` keys the client honours; each field's type is its rule (a value that
+    breaks it keeps the default)."""
 
-    sidebar_width: int = 26
+    sidebar_width: Annotated[int, msgspec.Meta(ge=8, le=80)] = 26
     sidebar_visible: bool = True
     sidebar_collapsed_mode: Literal["compact", "hidden"] = "compact"
     tab_bar_position: Literal["top", "bottom"] = "top"
@@ -25,55 +26,58 @@ class UiSettings:
     status_indicators: Literal["dots", "symbols"] = "dots"
     agent_panel_sort: Literal["spaces", "priority"] = "spaces"
     mouse: bool = True
-    scroll_lines: int = 3
+    scroll_lines: Annotated[int, msgspec.Meta(ge=1, le=100)] = 3
     bell: bool = True
     osc9: bool = False
-    keys: Mapping[str, object] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
+    keys: dict[str, Any] = msgspec.field(default_factory=dict)
+    warnings: list[str] = msgspec.field(default_factory=list)
+
+
+# ``[ui]`` key → field, for the keys that map one to one (the rest are read below).
+UI_KEYS: tuple[tuple[str, str], ...] = (
+    ("sidebar_width", "sidebar_width"),
+    ("sidebar_collapsed_mode", "sidebar_collapsed_mode"),
+    ("tab_bar_position", "tab_bar_position"),
+    ("hide_tab_bar_when_single_tab", "hide_tab_bar_when_single_tab"),
+    ("status_indicators", "status_indicators"),
+    ("agent_panel_sort", "agent_panel_sort"),
+    ("mouse_capture", "mouse"),
+    ("mouse_scroll_lines", "scroll_lines"),
+)
+_TYPES = {f.name: f.type for f in msgspec.structs.fields(UiSettings)}
+
+
+def _take(values: dict[str, Any], field: str, value: Any) -> None:
+    if value is None:
+        return
+    with contextlib.suppress(msgspec.ValidationError):  # lenient: the default stays
+        values[field] = msgspec.convert(value, _TYPES[field], strict=True)
 
 
 def load_ui_settings(path: Path) -> UiSettings:
     """The ``[ui]`` and ``[keys]`` tables of the config file (defaults when it is missing;
     a warning in ``warnings`` when it cannot be read)."""
-    settings = UiSettings()
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return settings
+        return UiSettings()
     except (OSError, ValueError) as exc:
-        settings.warnings.append(f"cannot read {path}: {exc}")
-        return settings
+        return UiSettings(warnings=[f"cannot read {path}: {exc}"])
     ui = doc.get("ui") if isinstance(doc.get("ui"), dict) else {}
     assert isinstance(ui, dict)
-    width = ui.get("sidebar_width")
-    if isinstance(width, int) and not isinstance(width, bool) and 8 <= width <= 80:
-        settings.sidebar_width = width
+    values: dict[str, Any] = {}
+    for key, field in UI_KEYS:
+        _take(values, field, ui.get(key))
     if ui.get("sidebar_start_collapsed") is True:
-        settings.sidebar_visible = False
-    if ui.get("sidebar_collapsed_mode") in ("compact", "hidden"):
-        settings.sidebar_collapsed_mode = ui["sidebar_collapsed_mode"]
-    if ui.get("tab_bar_position") in ("top", "bottom"):
-        settings.tab_bar_position = ui["tab_bar_position"]
-    if isinstance(ui.get("hide_tab_bar_when_single_tab"), bool):
-        settings.hide_tab_bar_when_single_tab = ui["hide_tab_bar_when_single_tab"]
-    if ui.get("status_indicators") in ("dots", "symbols"):
-        settings.status_indicators = ui["status_indicators"]
-    if ui.get("agent_panel_sort") in ("spaces", "priority"):
-        settings.agent_panel_sort = ui["agent_panel_sort"]
-    if isinstance(ui.get("mouse_capture"), bool):
-        settings.mouse = ui["mouse_capture"]
-    lines = ui.get("mouse_scroll_lines")
-    if isinstance(lines, int) and not isinstance(lines, bool) and 1 <= lines <= 100:
-        settings.scroll_lines = lines
+        values["sidebar_visible"] = False
     sound = ui.get("sound")
-    if isinstance(sound, dict) and isinstance(sound.get("enabled"), bool):
-        settings.bell = sound["enabled"]
-    if isinstance(ui.get("bell_on_attention"), bool):
-        settings.bell = ui["bell_on_attention"]
+    if isinstance(sound, dict):
+        _take(values, "bell", sound.get("enabled"))
+    _take(values, "bell", ui.get("bell_on_attention"))
     toast = ui.get("toast")
     if isinstance(toast, dict) and toast.get("delivery") == "terminal":
-        settings.osc9 = True
+        values["osc9"] = True
     keys = doc.get("keys")
     if isinstance(keys, dict):
-        settings.keys = keys
-    return settings
+        values["keys"] = keys
+    return UiSettings(**values)
