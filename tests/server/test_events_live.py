@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import socket
 import threading
 import time
@@ -13,32 +12,13 @@ import pytest
 
 from herdr.api.client import Client
 from herdr_testing import ServerHandle
+from herdr_testing.held import HeldConnection
 
 
-class Stream:
-    """A raw subscription connection reading NDJSON lines."""
-
-    def __init__(self, path: Path, subscriptions: list[dict[str, Any]], **extra: Any) -> None:
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(10)
-        self.sock.connect(str(path))
-        params = {"subscriptions": subscriptions, **extra}
-        line = {"id": "sub", "method": "events.subscribe", "params": params}
-        self.sock.sendall(json.dumps(line).encode() + b"\n")
-        self.buf = b""
-
-    def next(self) -> dict[str, Any] | None:
-        while b"\n" not in self.buf:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                return None
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        doc: dict[str, Any] = json.loads(line)
-        return doc
-
-    def close(self) -> None:
-        self.sock.close()
+def Stream(path: Path, subscriptions: list[dict[str, Any]], **extra: Any) -> HeldConnection:
+    """A raw ``events.subscribe`` connection reading NDJSON lines."""
+    params = {"subscriptions": subscriptions, **extra}
+    return HeldConnection(path, "events.subscribe", params, "sub", timeout=10)
 
 
 def create_workspace(server: ServerHandle) -> dict[str, Any]:

@@ -8,15 +8,13 @@ subscription item ends with that reason) and every ping is answered.
 
 from __future__ import annotations
 
-import json
-import socket
 import threading
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from herdr_testing import ServerHandle, wait_until
+from herdr_testing.held import HeldConnection
 
 CATASTROPHIC = r"^(a|a)*$"
 BAD_LINE = "a" * 30 + "b"
@@ -24,31 +22,6 @@ BAD_LINE = "a" * 30 + "b"
 # printf writes the whole line at once: written as a's and then b, the screen could show
 # the a's alone for a moment, which the pattern matches quickly instead of timing out.
 PRINT_BAD_LINE = "printf '%s\\n' \"$(printf 'a%.0s' $(seq 30))b\""
-
-
-class Conn:
-    """One raw connection: send a request, read NDJSON lines."""
-
-    def __init__(self, path: Path, method: str, params: dict[str, Any], rid: str) -> None:
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(15)
-        self.sock.connect(str(path))
-        self.buf = b""
-        line = {"id": rid, "method": method, "params": params}
-        self.sock.sendall(json.dumps(line).encode() + b"\n")
-
-    def next(self) -> dict[str, Any] | None:
-        while b"\n" not in self.buf:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                return None
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        doc: dict[str, Any] = json.loads(line)
-        return doc
-
-    def close(self) -> None:
-        self.sock.close()
 
 
 class Pinger:
@@ -132,7 +105,9 @@ def test_wait_on_text_already_there_gets_regex_timeout_and_pings_go_on(
 def test_pending_wait_fails_when_the_bad_line_arrives_while_pings_are_answered(
     herdr_server: ServerHandle, pane: str
 ) -> None:
-    waiting = Conn(herdr_server.socket_path, "pane.wait_for_output", wait_params(pane), "bad")
+    waiting = HeldConnection(
+        herdr_server.socket_path, "pane.wait_for_output", wait_params(pane), "bad"
+    )
     try:
         with Pinger(herdr_server) as pinger:
             wait_until(lambda: pinger.answered > 0)
@@ -159,13 +134,13 @@ def test_subscription_item_ends_with_regex_timeout_and_the_rest_go_on(
         "match": {"type": "regex", "value": CATASTROPHIC},
     }
     good_item = {**bad_item, "match": {"type": "regex", "value": r"^a+b$"}}
-    stream = Conn(
+    stream = HeldConnection(
         herdr_server.socket_path,
         "events.subscribe",
         {"subscriptions": [bad_item, {"type": "workspace.created"}]},
         "sub",
     )
-    other = Conn(
+    other = HeldConnection(
         herdr_server.socket_path, "events.subscribe", {"subscriptions": [good_item]}, "good"
     )
     try:
@@ -203,7 +178,9 @@ def test_a_lone_bad_item_ends_its_stream(herdr_server: ServerHandle, pane: str) 
         "source": "recent",
         "match": {"type": "regex", "value": CATASTROPHIC},
     }
-    stream = Conn(herdr_server.socket_path, "events.subscribe", {"subscriptions": [item]}, "s")
+    stream = HeldConnection(
+        herdr_server.socket_path, "events.subscribe", {"subscriptions": [item]}, "s"
+    )
     try:
         started = stream.next()
         assert started is not None and started["result"]["type"] == "subscription_started"
