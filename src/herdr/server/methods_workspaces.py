@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from herdr import PROTOCOL_VERSION
+from herdr import PROTOCOL_VERSION, __version__
 from herdr.api import protocol
 from herdr.runtime import model as m
 from herdr.server.core import ApiError, Result
@@ -221,7 +221,7 @@ def session_snapshot(call: Call) -> Result:
     session = host.session
     ws_id, tab_id, pane_id = session.focused_ids()
     snapshot: dict[str, Any] = {
-        "version": 1,
+        "version": __version__,  # the build, as herdr 0.9 reports it (a string)
         "protocol": PROTOCOL_VERSION,
         "workspaces": [host.workspace_record(ws) for ws in session.workspaces],
         "tabs": [host.tab_record(ws, tab) for ws in session.workspaces for tab in ws.tabs],
