@@ -23,6 +23,7 @@ from herdr.runtime import model as m
 from herdr.runtime.cwd import working_dir
 from herdr.runtime.events import EventBus
 from herdr.runtime.layout import Rect
+from herdr.runtime.terminal_title import strip_title
 from herdr.server.agents import AgentRuntime
 from herdr.server.info import ServerInfo
 from herdr.server.terminals import Terminal
@@ -135,7 +136,7 @@ class PaneHost:
             title = term.emulator.title if not term.emulator.closed else ""
             if title:
                 extra["terminal_title"] = title
-                extra["terminal_title_stripped"] = title.strip()
+                extra["terminal_title_stripped"] = strip_title(title)
         return self.session.pane_info(
             loc, agent_status=agent_status, revision=revision, extra=extra
         )
