@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from typing import Any
 
 import pytest
 
-from herdr_testing import ServerHandle
+from herdr.runtime import detection_loop as dl
+from herdr_testing import ServerHandle, wait_until
 from herdr_testing.fake_env import code, new_workspace, ok, pane_record
 
 
@@ -167,3 +169,24 @@ def test_wait_ends_when_the_pane_moves(shared_server: ServerHandle, ws: str) -> 
         ok(shared_server.request("pane.move", move))
         reply = json.loads(sock.makefile("rb").readline())
     assert code(reply) == "agent_not_running"
+
+
+def test_ttl_token_expires_on_a_quiet_shell_pane(shared_server: ServerHandle, ws: str) -> None:
+    """Expiry is scheduled on every pane, also one whose detection loop has gone quiet.
+
+    A shell pane with no agent stops ticking once its acquisition window is over (only
+    output wakes it then); a report must still schedule the token's expiry. The sleep
+    only lets the window pass; nothing asserts how long anything took.
+    """
+    pane = _fresh_pane(shared_server, ws)
+    quiet_after_s = (dl.ACQUISITION_WINDOW_MS + 2 * dl.ACQUISITION_SLOW_RECHECK_MS) / 1000
+    time.sleep(quiet_after_s)
+    assert "agent" not in pane_record(shared_server, pane)
+    ok(_meta(shared_server, pane, tokens={"branch": "main"}))
+    ok(_meta(shared_server, pane, source="ci", tokens={"flash": "done"}, ttl_ms=300))
+    assert pane_record(shared_server, pane)["tokens"] == {"branch": "main", "flash": "done"}
+    wait_until(
+        lambda: "flash" not in pane_record(shared_server, pane).get("tokens", {}),
+        message="a ttl'd token on a shell pane never expired",
+    )
+    assert pane_record(shared_server, pane)["tokens"] == {"branch": "main"}

@@ -290,9 +290,16 @@ class AgentRuntime:
     def apply(
         self, pa: PaneAgent, change: Callable[[bool, bool], agent_state.Update]
     ) -> agent_state.Update:
-        """Run one arbitration call (given ``viewed``, ``launch_pending``) and publish."""
+        """Run one arbitration call (given ``viewed``, ``launch_pending``) and publish.
+
+        The driver is woken so it re-plans its sleep: a report may bring a metadata TTL,
+        and a pane with no agent may be sleeping with no timer at all (only output
+        would wake it), which would leave the token to live forever.
+        """
         update = change(self._viewed(pa), pa.launch_pending)
         self._publish(pa, update)
+        if agent_state.next_metadata_deadline(pa.st) is not None:
+            pa.wake.set()
         return update
 
     def _publish(self, pa: PaneAgent, update: agent_state.Update) -> None:
