@@ -1,4 +1,4 @@
-"""``pane run``/``send-text`` words, through the real CLI (issue 13)."""
+"""``pane run``/``send-text`` words and ``pane move`` focus, through the real CLI (issue 13)."""
 
 from __future__ import annotations
 
@@ -70,3 +70,31 @@ def test_no_text_is_a_usage_error(herdr_server: ServerHandle, pane: str, verb: s
     assert result.returncode == 2
     assert "text" in result.stderr
     assert result.stdout == ""
+
+
+# (focus flags, whether the moved pane ends up focused)
+MOVE_FOCUS = [
+    pytest.param([], True, id="default-focuses"),
+    pytest.param(["--focus"], True, id="focus"),
+    pytest.param(["--no-focus"], False, id="no-focus"),
+]
+
+
+@pytest.mark.parametrize(("flags", "focused"), MOVE_FOCUS)
+def test_pane_move_focus(
+    herdr_server: ServerHandle, pane: str, flags: list[str], focused: bool
+) -> None:
+    split = ok(herdr_server, "pane", "split", pane, "--direction", "right", "--no-focus")
+    moved = str(split["pane"]["pane_id"])
+    assert ok(herdr_server, "pane", "get", pane)["pane"]["focused"] is True
+    ok(herdr_server, "pane", "move", moved, "--new-tab", *flags)
+    assert ok(herdr_server, "pane", "get", moved)["pane"]["focused"] is focused
+    assert ok(herdr_server, "pane", "get", pane)["pane"]["focused"] is not focused
+
+
+def test_pane_move_focus_and_no_focus_conflict(herdr_server: ServerHandle, pane: str) -> None:
+    split = ok(herdr_server, "pane", "split", pane, "--direction", "right", "--no-focus")
+    moved = str(split["pane"]["pane_id"])
+    result = herdr_server.cli("pane", "move", moved, "--new-tab", "--focus", "--no-focus")
+    assert result.returncode == 2
+    assert ok(herdr_server, "pane", "get", moved)["pane"]["tab_id"] == split["pane"]["tab_id"]

@@ -298,7 +298,12 @@ def add_pane(nouns: Nouns) -> None:
     move.add_argument("--workspace", metavar="WORKSPACE")
     move.add_argument("--label")
     move.add_argument("--tab-label")
-    move.add_argument("--focus", action="store_true")
+    move_focus = move.add_mutually_exclusive_group()
+    move_focus.add_argument("--focus", dest="focus", action="store_true", help="(default)")
+    move_focus.add_argument(
+        "--no-focus", dest="focus", action="store_false", help="keep the focus where it is"
+    )
+    move.set_defaults(focus=True)  # herdr focuses the moved pane unless told not to
 
     info = verb(
         verbs,
