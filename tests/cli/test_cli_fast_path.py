@@ -54,7 +54,8 @@ def argparse_request(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[
     sent: list[tuple[Any, ...]] = []
 
     def capture(args: Any, method: str, params: dict[str, Any], **_: Any) -> int:
-        sent.append((method, params, getattr(args, "session", None)))
+        rid = transport.request_id(method, args)
+        sent.append((method, params, getattr(args, "session", None), rid))
         return 0
 
     monkeypatch.setattr(transport, "call_and_print", capture)
@@ -66,7 +67,11 @@ def argparse_request(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[
 
 @pytest.mark.parametrize("argv", SAMPLES, ids=" ".join)
 def test_fast_path_matches_argparse(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    assert fast.parse(argv) == argparse_request(argv, monkeypatch)
+    parsed = fast.parse(argv)
+    assert parsed is not None
+    method, params, session, command = parsed
+    rid = transport.request_id(method, fast.Args(session, *command))
+    assert (method, params, session, rid) == argparse_request(argv, monkeypatch)
 
 
 def test_every_simple_verb_is_covered() -> None:
@@ -94,7 +99,7 @@ def test_fast_path_imports_no_argparse_json_or_re(herdr_server: ServerHandle) ->
         check=True,
         timeout=60,
     ).stdout.splitlines()
-    assert out[0].startswith('{"id":"cli:pane.list","result":{"type":"pane_list"')
+    assert out[0].startswith('{"id":"cli:pane:list","result":{"type":"pane_list"')
     assert out[-1] == "0 []"
 
 

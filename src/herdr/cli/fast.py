@@ -38,12 +38,16 @@ SESSION_FLAG = "--session"
 class Args:
     """What :func:`~herdr.cli.transport.call_and_print` reads of an argparse namespace."""
 
-    def __init__(self, session: str | None) -> None:
+    def __init__(self, session: str | None, noun: str, verb: str) -> None:
         self.session = session
+        self.noun = noun  # the request id is cli:<noun>:<verb>, as on the argparse path
+        self.verb = verb
 
 
-def parse(argv: Sequence[str]) -> tuple[str, dict[str, Any], str | None] | None:
-    """``(method, params, session)`` for a simple command line, else ``None``."""
+def parse(
+    argv: Sequence[str],
+) -> tuple[str, dict[str, Any], str | None, tuple[str, str]] | None:
+    """``(method, params, session, (noun, verb))`` for a simple command line, else ``None``."""
     words: list[str] = []
     values: dict[str, str] = {}
     args = iter(argv)
@@ -73,7 +77,7 @@ def parse(argv: Sequence[str]) -> tuple[str, dict[str, Any], str | None] | None:
             return None  # argparse reports it
     params: dict[str, Any] = dict(zip(positionals, words[2:], strict=True))
     params.update((flags[flag], value) for flag, value in values.items() if flag in flags)
-    return method, params, session
+    return method, params, session, (words[0], words[1])
 
 
 def run_simple(argv: Sequence[str]) -> int | None:
@@ -81,11 +85,11 @@ def run_simple(argv: Sequence[str]) -> int | None:
     parsed = parse(argv)
     if parsed is None:
         return None
-    method, params, session = parsed
+    method, params, session, (noun, verb) = parsed
     from herdr.cli.transport import call_and_print
 
     try:
-        return call_and_print(Args(session), method, params)  # type: ignore[arg-type]
+        return call_and_print(Args(session, noun, verb), method, params)  # type: ignore[arg-type]
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -46,6 +46,17 @@ def _required_target(args: argparse.Namespace) -> str:
     return pane
 
 
+def _words(words: list[str]) -> str:
+    """Every word after the pane, space-joined: ``-``/``--`` words are text too.
+
+    ``herdr pane run P claude --resume ID`` types ``claude --resume ID`` (argparse's
+    REMAINDER takes them as they are; only a leading ``--`` is argparse's own).
+    """
+    if not words:
+        raise UsageError("give the text to send after the pane")
+    return " ".join(words)
+
+
 def _pane(args: argparse.Namespace) -> Params:
     return {"pane_id": args.pane_id}
 
@@ -287,7 +298,12 @@ def add_pane(nouns: Nouns) -> None:
     move.add_argument("--workspace", metavar="WORKSPACE")
     move.add_argument("--label")
     move.add_argument("--tab-label")
-    move.add_argument("--focus", action="store_true")
+    move_focus = move.add_mutually_exclusive_group()
+    move_focus.add_argument("--focus", dest="focus", action="store_true", help="(default)")
+    move_focus.add_argument(
+        "--no-focus", dest="focus", action="store_false", help="keep the focus where it is"
+    )
+    move.set_defaults(focus=True)  # herdr focuses the moved pane unless told not to
 
     info = verb(
         verbs,
@@ -303,11 +319,11 @@ def add_pane(nouns: Nouns) -> None:
         "send-text",
         "type text into a pane (not run)",
         "pane.send_text",
-        lambda a: {"pane_id": a.pane_id, "text": " ".join(a.text)},
+        lambda a: {"pane_id": a.pane_id, "text": _words(a.text)},
         silent=True,
     )
     send_text.add_argument("pane_id", metavar="PANE")
-    send_text.add_argument("text", nargs="+")
+    send_text.add_argument("text", nargs=argparse.REMAINDER, metavar="TEXT")
     send_keys = verb(
         verbs,
         "send-keys",
@@ -323,11 +339,11 @@ def add_pane(nouns: Nouns) -> None:
         "run",
         "type a command and press Enter",
         "pane.send_input",
-        lambda a: {"pane_id": a.pane_id, "text": " ".join(a.command), "keys": ["Enter"]},
+        lambda a: {"pane_id": a.pane_id, "text": _words(a.command), "keys": ["Enter"]},
         silent=True,
     )
     run.add_argument("pane_id", metavar="PANE")
-    run.add_argument("command", nargs="+")
+    run.add_argument("command", nargs=argparse.REMAINDER, metavar="CMD")
 
     read = verbs.add_parser("read", help="print a pane's text")
     read.add_argument("pane_id", metavar="PANE")

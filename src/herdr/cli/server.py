@@ -50,9 +50,9 @@ def wait_gone(path: str, timeout: float = STOP_WAIT_S) -> bool:
     return False
 
 
-def stop_at(path: str) -> dict[str, object]:
+def stop_at(path: str, rid: str | None = None) -> dict[str, object]:
     """Send ``server.stop`` (no protocol check: stopping an old server must work)."""
-    envelope = request(path, "server.stop", {}, timeout=10.0)
+    envelope = request(path, "server.stop", {}, timeout=10.0, rid=rid)
     if isinstance(envelope.get("error"), dict):
         return envelope
     if not wait_gone(path):
@@ -62,10 +62,11 @@ def stop_at(path: str) -> dict[str, object]:
 
 def server_stop(args: argparse.Namespace) -> int:
     path = socket_path_for(args)
+    rid = request_id("server.stop", args)
     try:
-        envelope = stop_at(path)
+        envelope = stop_at(path, rid)
     except RequestFailed as exc:
-        fail(exc.code, exc.message, request_id("server.stop"))
+        fail(exc.code, exc.message, rid)
     if isinstance(envelope.get("error"), dict):
         sys.stderr.write(json.dumps(envelope) + "\n")
         return 1

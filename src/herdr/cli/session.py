@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from herdr.cli.transport import RequestFailed, fail, is_live, print_json
+from herdr.cli.transport import RequestFailed, fail, is_live, print_json, request_id
 from herdr.config import paths
 
 TYPE_CHECKING = False  # keep typing off the CLI path
@@ -91,7 +91,7 @@ def run_stop(args: argparse.Namespace) -> int:
             f"session {label} is not running (no socket at {info['socket_path']})",
         )
     try:
-        envelope = stop_at(info["socket_path"])
+        envelope = stop_at(info["socket_path"], request_id("server.stop", args))
     except RequestFailed as exc:
         fail("session_stop_failed", f"session {label} could not be stopped: {exc.message}")
     error = envelope.get("error")

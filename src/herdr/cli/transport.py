@@ -48,8 +48,19 @@ def socket_path_for(args: argparse.Namespace) -> str:
     return paths.active_socket_path(os.environ, getattr(args, "session", None))
 
 
-def request_id(method: str) -> str:
-    return f"cli:{method}"
+# The ids herdr spells its own way (the rest are ``cli:<noun>:<verb>`` as typed).
+ODD_IDS = {"pane:process-info": "pane:process_info"}
+
+
+def request_id(method: str, args: object = None) -> str:
+    """herdr's ``cli:<noun>:<verb>`` for the command typed (``args``' noun and verb).
+
+    Without a command (the pre-flight ping, the TUI's own calls) the method names it:
+    ``workspace.create`` -> ``cli:workspace:create``.
+    """
+    words = [w for w in (getattr(args, "noun", None), getattr(args, "verb", None)) if w]
+    key = ":".join(words) if words else method.replace(".", ":")
+    return "cli:" + ODD_IDS.get(key, key)
 
 
 def connect(
@@ -156,14 +167,19 @@ def decode(line: bytes, method: str) -> dict[str, Any]:
 
 
 def request(
-    path: str, method: str, params: dict[str, Any], *, timeout: float | None = 30.0
+    path: str,
+    method: str,
+    params: dict[str, Any],
+    *,
+    timeout: float | None = 30.0,
+    rid: str | None = None,
 ) -> dict[str, Any]:
     """Send one request and return the response envelope (success or error).
 
     A busy server's ``too_many_connections`` refusal (sent before it read anything, so
     nothing ran) is retried within the same budget as a full backlog, then raised.
     """
-    data = encode_request(method, params)
+    data = encode_request(method, params, rid)
     retries = iter(RETRY_DELAYS_S)
     while True:
         sock = connect(path, retries=retries)
@@ -223,12 +239,13 @@ def request_or_exit(
 ) -> dict[str, Any]:
     """Return a success envelope, or report the error the spec's way and exit 1."""
     path = socket_path_for(args)
+    rid = request_id(method, args)
     try:
         if ping_first and method != "ping":
             check_protocol(path)
-        envelope = request(path, method, params, timeout=timeout)
+        envelope = request(path, method, params, timeout=timeout, rid=rid)
     except RequestFailed as exc:
-        fail(exc.code, exc.message, request_id(method))
+        fail(exc.code, exc.message, rid)
     error = envelope.get("error")
     if isinstance(error, dict):
         sys.stderr.write(jsonlite.dumps(envelope) + "\n")
