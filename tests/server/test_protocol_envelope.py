@@ -77,6 +77,70 @@ def line(doc: object) -> bytes:
             id="method-not-string",
         ),
         pytest.param([1, 2], "", "invalid_request", "object", id="array"),
+        # the id was readable: every error answer carries it (issue 13)
+        pytest.param(
+            {"id": "m1", "params": {}}, "m1", "invalid_request", "method", id="method-missing"
+        ),
+        pytest.param(
+            {"id": "m2", "method": None, "params": {}},
+            "m2",
+            "invalid_request",
+            "method",
+            id="method-null",
+        ),
+        pytest.param(
+            {"id": "m3", "method": ["ping"], "params": {}},
+            "m3",
+            "invalid_request",
+            "method",
+            id="method-array",
+        ),
+        pytest.param(
+            {"id": "m4", "method": "ping", "params": None},
+            "m4",
+            "invalid_params",
+            "params",
+            id="params-null",
+        ),
+        pytest.param(
+            {"id": "m5", "method": "ping", "params": "x"},
+            "m5",
+            "invalid_params",
+            "params",
+            id="params-string",
+        ),
+        pytest.param(
+            {"id": "m6", "method": "pane.get", "params": {"pane_id": 5}},
+            "m6",
+            "invalid_params",
+            "pane_id",
+            id="param-wrong-type",
+        ),
+        pytest.param(
+            {"id": "m7", "method": "pane.get", "params": {"pane_id": "w9:p9"}},
+            "m7",
+            "pane_not_found",
+            "w9:p9",
+            id="handler-error",
+        ),
+        pytest.param(
+            {"id": "", "method": 1, "params": {}}, "", "invalid_request", "method", id="id-empty"
+        ),
+        # no readable id: the fallback "" (spec §3.1)
+        pytest.param(
+            {"id": None, "method": "ping", "params": {}}, "", "invalid_request", "id", id="id-null"
+        ),
+        pytest.param(
+            {"id": ["a"], "method": 5}, "", "invalid_request", "id", id="id-array-and-bad-method"
+        ),
+        pytest.param(
+            {"id": {"x": "a"}, "method": "ping", "params": {}},
+            "",
+            "invalid_request",
+            "id",
+            id="id-object",
+        ),
+        pytest.param("ping", "", "invalid_request", "object", id="string"),
         pytest.param(
             {"id": "f", "method": "events.subscribe", "params": {}},
             "f",
@@ -270,3 +334,15 @@ def test_many_concurrent_connections(shared_server: ServerHandle) -> None:
     finally:
         for s in socks:
             s.close()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b'{"id":"u","method":"ping"\n', b'{"id":"u","method":"ping","params":{}} x\n', b"u\n"],
+    ids=["truncated", "trailing-garbage", "bare-word"],
+)
+def test_unparseable_lines_get_the_fallback_id(shared_server: ServerHandle, data: bytes) -> None:
+    """An id inside a line that is not JSON was never read: ``""`` (spec §3.1)."""
+    doc = one_reply(shared_server, data)
+    assert doc == {"id": "", "error": doc["error"]}
+    assert doc["error"]["code"] == "invalid_request"
