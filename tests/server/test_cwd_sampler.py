@@ -29,7 +29,7 @@ from herdr.server.info import ServerInfo
 from herdr.server.panes import PaneHost
 from herdr.server.views import ViewedPanes
 from herdr.terminal import procfs
-from herdr_testing import ServerHandle
+from herdr_testing import ServerHandle, wait_until
 
 WAIT_S = 10.0
 
@@ -67,7 +67,10 @@ def test_records_are_pure_reads_and_the_sampler_records_a_cd(tmp_path: Path) -> 
         pid = term.shell_pid
         assert pid is not None
         try:
-            assert sampler.sample() == []  # nothing moved yet: no event
+            # the first look records where the shell is in front (foreground_cwd)...
+            assert sampler.sample() == [loc.pane_id]
+            assert [p["foreground_cwd"] for p in pane_updates(host, sub)] == [str(tmp_path)]
+            assert sampler.sample() == []  # ...and then nothing moved: no event
             term.write(f"cd {work}\r".encode())
             await until(lambda: procfs.process_cwd(pid) == str(work), "the shell's cd")
 
@@ -172,3 +175,49 @@ def test_a_cd_reaches_subscribers_and_pane_get(herdr_server: ServerHandle) -> No
         assert got["cwd"] == str(sub)
     finally:
         sock.close()
+
+
+def test_the_foreground_processs_cwd_is_sampled_into_the_model(tmp_path: Path) -> None:
+    """``foreground_cwd`` is the front process's own cwd: the job's while it runs, the
+    shell's otherwise; records show what the sampler last recorded, nothing fresher."""
+    job = tmp_path / "job"
+    job.mkdir()
+
+    async def main() -> None:
+        host = host_for(tmp_path)
+        sampler = CwdSampler(host)
+        loc = host.session.create_workspace(str(tmp_path)).loc
+        term = host.start(loc)
+        try:
+            assert "foreground_cwd" not in host.pane_record(loc)  # never sampled yet
+            assert sampler.sample() == [loc.pane_id]  # the shell's own cwd: news
+            assert host.pane_record(loc)["foreground_cwd"] == str(tmp_path)
+            assert sampler.sample() == []  # told once
+            term.write(f"(cd {job} && exec sleep 30)\r".encode())
+            await until(lambda: host.sample_dirs(loc)[1] == str(job), "the foreground job")
+            assert host.pane_record(loc)["foreground_cwd"] == str(tmp_path)  # pure read
+            assert sampler.sample() == [loc.pane_id]
+            assert host.pane_record(loc)["foreground_cwd"] == str(job)
+            term.write(b"\x03")
+            await until(lambda: host.sample_dirs(loc)[1] == str(tmp_path), "the shell again")
+            assert sampler.sample() == [loc.pane_id]
+            assert host.pane_record(loc)["foreground_cwd"] == str(tmp_path)
+        finally:
+            await host.shutdown()
+
+    asyncio.run(main())
+
+
+def test_foreground_cwd_follows_a_cd_on_a_real_server(herdr_server: ServerHandle) -> None:
+    root = herdr_server.root
+    sub = root / "fg"
+    sub.mkdir()
+    created = herdr_server.request("workspace.create", {"cwd": str(root)})["result"]
+    pane = created["root_pane"]["pane_id"]
+    herdr_server.request("pane.send_text", {"pane_id": pane, "text": f"cd {sub}\r"})
+
+    def record() -> dict[str, Any]:
+        got: dict[str, Any] = herdr_server.request("pane.get", {"pane_id": pane})["result"]
+        return dict(got["pane"])
+
+    wait_until(lambda: record().get("foreground_cwd") == str(sub), message="foreground_cwd")

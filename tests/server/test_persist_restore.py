@@ -50,6 +50,8 @@ def model_view(server: Server) -> Snapshot:
     for pane in doc["panes"]:
         pane.pop("terminal_id", None)
         pane.pop("revision", None)
+        pane.pop("scroll", None)  # live: the new shell's screen
+        pane.pop("foreground_cwd", None)  # live: sampled again after the restart
     doc.pop("agents", None)
     return dict(doc)
 

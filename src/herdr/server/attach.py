@@ -330,9 +330,11 @@ class AttachRegistry:
     def _pane_record(self, loc: m.PaneLoc) -> dict[str, Any]:
         """PaneInfo plus, for agents, ``state_change_seq``: the client's jump to "the
         agent that needs you" can then tell which one changed last, also for changes
-        made before it attached."""
+        made before it attached. No ``scroll``: the client has it from ``rows`` and it
+        would make the document differ (and be re-sent whole) on every line of output."""
         host = self.core.panes
         record = dict(host.pane_record(loc))
+        record.pop("scroll", None)
         if record.get("agent"):
             agent = host.agents.panes.get(loc.pane.terminal_id)
             if agent is not None:

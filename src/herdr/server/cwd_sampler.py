@@ -3,9 +3,10 @@
 A pane's working directory changes without any event (a shell ``cd``, a job that
 chdirs), and reading it costs a syscall or two. Instead of every record read looking
 in /proc, this sampler looks once per `INTERVAL_S` at every pane whose process runs
-(`PaneHost.working_dir`: one ``tcgetpgrp`` and one ``readlink`` while the shell is in
-front), records a change in the model and publishes ``pane_updated`` with the new
-record. A pane whose process exited keeps its last cwd and is skipped.
+(`PaneHost.sample_dirs`: one ``tcgetpgrp`` and one ``readlink`` while the shell is in
+front), records a change of its cwd or of its foreground process's cwd
+(``foreground_cwd``) in the model and publishes ``pane_updated`` with the new record.
+A pane whose process exited keeps its last cwd and is skipped.
 """
 
 from __future__ import annotations
@@ -35,10 +36,13 @@ class CwdSampler:
             term = host.terminal(loc)
             if term is None or not term.alive:
                 continue
-            cwd = host.working_dir(loc)
-            if cwd is None or cwd == loc.pane.cwd:
+            cwd, foreground = host.sample_dirs(loc)
+            cwd_moved = cwd is not None and cwd != loc.pane.cwd
+            if not cwd_moved and foreground == loc.pane.foreground_cwd:
                 continue
-            moved = host.session.set_pane_cwd(loc.pane_id, cwd)
+            moved = host.session.set_pane_foreground_cwd(loc.pane_id, foreground)
+            if cwd_moved:
+                moved = host.session.set_pane_cwd(loc.pane_id, cwd)
             changed.append(moved.pane_id)
             host.emit("pane_updated", {"pane": host.pane_record(moved)})
         return changed

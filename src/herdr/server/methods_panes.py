@@ -310,6 +310,8 @@ def pane_process_info(call: Call) -> Result:
             entry: dict[str, Any] = {"pid": proc.pid, "name": proc.name}
             if proc.argv:
                 entry["argv"] = list(proc.argv)
+            if proc.cmdline:
+                entry["cmdline"] = proc.cmdline
             cwd = procfs.process_cwd(proc.pid)
             if cwd:
                 entry["cwd"] = cwd

@@ -14,7 +14,7 @@ import logging
 import os
 import secrets
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -133,10 +133,18 @@ class PaneHost:
         revision = 0
         if term is not None:
             revision = term.revision
-            title = term.emulator.title if not term.emulator.closed else ""
+            em = term.emulator
+            title = em.title if not em.closed else ""
             if title:
                 extra["terminal_title"] = title
                 extra["terminal_title_stripped"] = strip_title(title)
+            if not em.closed:
+                offset, most, rows = em.scroll_state
+                extra["scroll"] = {
+                    "offset_from_bottom": offset,
+                    "max_offset_from_bottom": most,
+                    "viewport_rows": rows,
+                }
         return self.session.pane_info(
             loc, agent_status=agent_status, revision=revision, extra=extra
         )
@@ -161,6 +169,26 @@ class PaneHost:
         fd = term.pty.process.fd if term is not None and term.pty is not None else None
         live = procfs.live_cwds(pid, fd) if pid is not None else ()
         return working_dir(live, loc.pane.cwd, fallback, is_dir=os.path.isdir)
+
+    def sample_dirs(self, loc: m.PaneLoc) -> tuple[str | None, str | None]:
+        """(`working_dir`, the foreground process's own cwd) for `CwdSampler`, in one
+        ``tcgetpgrp`` and one ``readlink`` while the shell is in front. Reads /proc."""
+        term = self.terminal(loc)
+        pid = term.shell_pid if term is not None and term.alive else None
+        if pid is None or term is None:
+            return self.working_dir(loc), None
+        fd = term.pty.process.fd if term.pty is not None else None
+        pgid = procfs.foreground_pgid(pid, fd)
+        front = pgid if pgid is not None else pid
+        foreground = procfs.process_cwd(front)
+
+        def live() -> Iterator[str | None]:
+            yield foreground
+            if front != pid:
+                yield procfs.process_cwd(pid)
+
+        cwd = working_dir(live(), loc.pane.cwd, None, is_dir=os.path.isdir)
+        return cwd, foreground
 
     def home(self) -> str:
         return self.env.get("HOME") or os.path.expanduser("~")

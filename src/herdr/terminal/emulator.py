@@ -332,6 +332,13 @@ class Emulator:
         bar = self._get_struct(lib.GHOSTTY_TERMINAL_DATA_SCROLLBAR, self._scrollbar)
         return max(0, int(bar.total) - int(bar.offset) - int(bar.len))
 
+    @property
+    def scroll_state(self) -> tuple[int, int, int]:
+        """(rows above the bottom, the most it can be, viewport rows): PaneScrollInfo."""
+        bar = self._get_struct(lib.GHOSTTY_TERMINAL_DATA_SCROLLBAR, self._scrollbar)
+        total, length = int(bar.total), int(bar.len)
+        return max(0, total - int(bar.offset) - length), max(0, total - length), length
+
     def _get_struct(self, key: int, out: Any) -> Any:
         _check(lib.ghostty_terminal_get(self._t, key, out), f"terminal_get {key}")
         return out

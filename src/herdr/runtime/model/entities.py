@@ -39,6 +39,7 @@ class Pane:
     label: str | None = None
     command: list[str] | None = None
     env: dict[str, str] = field(default_factory=dict)
+    foreground_cwd: str | None = None  # the foreground process's cwd, as last sampled
 
 
 @dataclass(slots=True)

@@ -80,6 +80,8 @@ def pane_info(
         record["label"] = loc.pane.label
     if loc.pane.cwd is not None:
         record["cwd"] = loc.pane.cwd
+    if loc.pane.foreground_cwd is not None:
+        record["foreground_cwd"] = loc.pane.foreground_cwd
     if extra:
         record.update(extra)
     return record

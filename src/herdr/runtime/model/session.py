@@ -442,6 +442,12 @@ class Session:
         loc.pane.cwd = params.parse_cwd(cwd)
         return loc
 
+    def set_pane_foreground_cwd(self, ref: str, cwd: str | None) -> PaneLoc:
+        """Record the cwd of the pane's foreground process as last sampled (None: unknown)."""
+        loc = self.pane(ref)
+        loc.pane.foreground_cwd = params.parse_cwd(cwd)
+        return loc
+
     def focus_pane(self, ref: str) -> PaneLoc:
         """Focus a pane, its tab and its workspace."""
         loc = self.pane(ref)
