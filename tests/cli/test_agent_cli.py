@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from herdr.cli.agent import launch_state
 from herdr_testing import HERDR, HerdrEnv, ServerHandle, wait_until
 from herdr_testing.fake_env import agent_server, launch, new_workspace, pane_record
 
@@ -127,6 +128,28 @@ def test_34_agent_start_errors(server: ServerHandle, ws: str) -> None:
         ),
         timeout=10,
     )
+
+
+@pytest.mark.parametrize(
+    ("record", "state"),
+    [
+        ({"agent": "codex", "interactive_ready": True}, "ready"),
+        ({"agent": "codex", "interactive_ready": True, "launch_pending": True}, "pending"),
+        ({"agent": "codex", "agent_status": "blocked"}, "blocked"),
+        ({"agent": "claude", "interactive_ready": True}, "pending"),
+        ({"agent_status": "unknown"}, "pending"),
+    ],
+    ids=["ready", "still-pending", "blocked", "other-agent", "no-agent"],
+)
+def test_launch_state(record: dict[str, Any], state: str) -> None:
+    assert launch_state(record, "codex") == state
+
+
+def test_cli_start_waits_for_the_agent_and_times_out(server: ServerHandle, ws: str) -> None:
+    """The server answers once the command is typed; the CLI waits for the agent (§3.3)."""
+    pane = f"{ws}:p1"
+    start = ("agent", "start", "q", "--kind", "qodercli", "--pane", pane, "--timeout", "3500")
+    assert err(server, *start) == "timeout"  # qodercli is not on PATH: it never comes
 
 
 def test_start_prompt_wait_read_through_the_cli(server: ServerHandle, ws: str) -> None:

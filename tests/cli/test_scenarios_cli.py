@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+import herdr
 from herdr_testing import HerdrEnv, ServerHandle, wait_until
 
 
@@ -132,6 +133,17 @@ def test_15_pane_environment(herdr_server: ServerHandle, ws: str) -> None:
         'echo "E=$HERDR_ENV|$HERDR_PANE_ID|$HERDR_TAB_ID|$HERDR_WORKSPACE_ID|S=$HERDR_SOCKET_PATH"',
     )
     want = f"E=1|{pane}|{ws}:t1|{ws}|S={herdr_server.socket_path}"
+    matched = ok(herdr_server, "pane", "wait-output", pane, "--match", want, "--timeout", "10000")
+    assert matched["matched_line"].strip() == want
+
+
+def test_pane_environment_names_herdr_as_the_terminal_program(
+    herdr_server: ServerHandle, ws: str
+) -> None:
+    """The outer terminal's TERM_PROGRAM must not leak into panes: herdr is their terminal."""
+    pane = f"{ws}:p1"
+    silent(herdr_server, "pane", "run", pane, 'echo "T=$TERM_PROGRAM|V=$TERM_PROGRAM_VERSION"')
+    want = f"T=herdr|V={herdr.__version__}"
     matched = ok(herdr_server, "pane", "wait-output", pane, "--match", want, "--timeout", "10000")
     assert matched["matched_line"].strip() == want
 

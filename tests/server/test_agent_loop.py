@@ -9,6 +9,7 @@ time: every step waits for an event, a response or a record.
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from herdr_testing.fake_env import (
     pane_record,
     screen,
     status,
+    wait_started,
     wait_status,
 )
 
@@ -182,7 +184,8 @@ def test_pi_full_lifecycle_hooks(agents: ServerHandle) -> None:
     pane = f"{ws}:p1"
     started = ok(agents.request("agent.start", {"name": "pia", "kind": "pi", "pane_id": pane}))
     assert started["argv"] == ["pi"]
-    agent = started["agent"]
+    assert started["agent"]["name"] == "pia"
+    agent = wait_started(agents, pane, "pi")
     assert agent["name"] == "pia"
     assert agent["agent"] == "pi"
     assert agent["screen_detection_skipped"] is True
@@ -216,7 +219,7 @@ def test_agent_start_with_args_and_name_rules(agents: ServerHandle) -> None:
         )
     )
     assert started["argv"] == ["codex", "--model", "x y"]
-    assert started["agent"]["interactive_ready"] is True
+    assert wait_started(agents, p1, "codex")["interactive_ready"] is True
     taken = agents.request("agent.start", {"name": "rev", "kind": "claude", "pane_id": p2})
     assert code(taken) == "agent_name_taken"
     again = agents.request("agent.start", {"name": "other", "kind": "claude", "pane_id": p1})
@@ -336,3 +339,39 @@ def test_read_and_manifest_methods(agents: ServerHandle) -> None:
     # Detection starts over and finds the same agent again.
     wait_status(agents, pane, "idle", "done")
     assert pane_record(agents, pane)["agent"] == "claude"
+
+
+def test_agent_start_answers_once_the_command_is_typed(herdr_env: HerdrEnv) -> None:
+    """herdr 0.9: ``agent.start`` does not wait for the agent; the launch stays pending.
+
+    ``qodercli`` is not on the test PATH: the shell types it and says "not found", so
+    the agent never comes (waiting for it would time out).
+    """
+    server = agent_server(herdr_env)
+    assert shutil.which("qodercli", path=server.env["PATH"]) is None
+    ws = new_workspace(server)
+    pane = f"{ws}:p1"
+    p2 = ok(server.request("pane.split", {"target_pane_id": pane, "direction": "right"}))
+    params = {"name": "gem", "kind": "qodercli", "pane_id": pane, "timeout_ms": 4000}
+    started = ok(server.request("agent.start", params))
+    assert started["type"] == "agent_started"
+    assert started["argv"] == ["qodercli"]
+    agent = started["agent"]
+    assert (agent["pane_id"], agent["name"], agent["launch_pending"]) == (pane, "gem", True)
+    assert agent["interactive_ready"] is False
+    again = server.request("agent.start", {**params, "name": "gem2"})
+    assert code(again) == "agent_launch_pending"
+    taken = server.request("agent.start", {**params, "pane_id": p2["pane"]["pane_id"]})
+    assert code(taken) == "agent_name_taken"
+
+    # No qodercli ever owns the pane: once the timeout passed, the name is free again.
+    other = {**params, "pane_id": p2["pane"]["pane_id"]}
+
+    def restarted() -> dict[str, Any] | None:
+        resp = server.request("agent.start", other)
+        return ok(resp) if "result" in resp else None
+
+    retried = wait_until(restarted, timeout=20, interval=0.2, message="name never released")
+    assert retried is not None
+    assert retried["agent"]["name"] == "gem"
+    assert code(server.request("agent.get", {"target": pane})) == "agent_not_found"

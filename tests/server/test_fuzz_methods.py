@@ -222,7 +222,7 @@ def bound(method: str, params: Any, fx: Fixture) -> Any:
         _cap_timeout(wait)
         params["wait"] = wait
     real_start = params.get("pane_id") in fx.ids["panes"] and params.get("kind") in START_KINDS
-    if method == "agent.start" and real_start:  # would type into a pane and wait >= 3 s
+    if method == "agent.start" and real_start:  # would type an agent command into a real pane
         params["pane_id"] = "w999:p999"
     return params
 

@@ -101,7 +101,7 @@ def _rename(args: argparse.Namespace) -> Params:
 
 
 def run_start(args: argparse.Namespace) -> int:
-    from herdr.cli.transport import call_and_print
+    from herdr.cli.transport import print_json, request_or_exit
 
     params = clean(
         {
@@ -112,7 +112,66 @@ def run_start(args: argparse.Namespace) -> int:
             "args": list(getattr(args, "agent_args", []) or []) or None,
         }
     )
-    return call_and_print(args, "agent.start", params, timeout=None)
+    envelope = request_or_exit(args, "agent.start", params, timeout=None)
+    result = envelope["result"]
+    budget_ms = args.timeout if args.timeout is not None else START_TIMEOUT_MS
+    result["agent"] = _await_launch(args, result["agent"]["pane_id"], args.kind, budget_ms)
+    print_json(envelope)
+    return 0
+
+
+# The server answers ``agent.start`` once the command is typed (herdr 0.9); the CLI
+# keeps the spec's contract (§3.3) and returns when the agent owns the pane and is
+# ready. The server's waits are not usable before the agent is detected (it is not a
+# target yet), so the CLI looks again at this interval.
+START_TIMEOUT_MS = 30_000
+START_POLL_S = 0.05
+
+
+def launch_state(record: dict[str, Any], kind: str) -> str:
+    """``ready``, ``blocked`` or ``pending``: what an AgentInfo says about a launch."""
+    if record.get("agent") != kind:
+        return "pending"
+    if record.get("agent_status") == "blocked":
+        return "blocked"
+    ready = record.get("interactive_ready") and not record.get("launch_pending")
+    return "ready" if ready else "pending"
+
+
+def _await_launch(args: argparse.Namespace, pane_id: str, kind: str, budget_ms: int) -> Any:
+    import time
+
+    from herdr.cli.transport import fail
+
+    deadline = time.monotonic() + budget_ms / 1000
+    while True:
+        record = _agent_in(args, pane_id)
+        state = "pending" if record is None else launch_state(record, kind)
+        if state == "ready":
+            return record
+        if state == "blocked":
+            fail("agent_not_ready", f"{kind} is blocked at startup")
+        if time.monotonic() >= deadline:
+            fail("timeout", f"timed out waiting for {kind} to become ready")
+        time.sleep(START_POLL_S)
+
+
+def _agent_in(args: argparse.Namespace, pane_id: str) -> Any:
+    """The pane's AgentInfo, or None while no agent is detected there yet."""
+    from herdr.cli import jsonlite
+    from herdr.cli.transport import RequestFailed, fail, request, socket_path_for
+
+    try:
+        envelope = request(socket_path_for(args), "agent.get", {"target": pane_id})
+    except RequestFailed as exc:
+        fail(exc.code, exc.message)
+    error = envelope.get("error")
+    if isinstance(error, dict):
+        if error.get("code") == "agent_not_found":
+            return None
+        sys.stderr.write(jsonlite.dumps(envelope) + "\n")
+        raise SystemExit(1)
+    return envelope["result"]["agent"]
 
 
 def add_agent(nouns: Nouns) -> None:

@@ -302,7 +302,13 @@ async def agent_prompt(call: Call) -> Result:
 # --- start --------------------------------------------------------------------------
 
 
-async def agent_start(call: Call) -> Result:
+def agent_start(call: Call) -> Result:
+    """Type the agent's command and answer at once (herdr 0.9); the launch settles later.
+
+    The name is reserved and given to the pane now, pinned to the expected kind; the
+    pane stays ``launch_pending`` until the agent owns it and is ready (or the timeout
+    passes, or the pane closes), which `_settle_launch` watches in the background.
+    """
     p = call.params
     host = call.server.panes
     rt = host.agents
@@ -329,47 +335,60 @@ async def agent_start(call: Call) -> Result:
         )
     )
     argv = ra.start_argv(agent, args)
+    _write(call, loc, (ra.command_line(argv) + "\r").encode(), ErrorCode.AGENT_START_INPUT_FAILED)
     pa.launch_pending = True
     rt.pending_names.add(name)
-    named = False
+    agent_state.set_agent_name(pa.st, name, owner=agent.label)
+    host.emit("pane_updated", {"pane": host.pane_record(loc)})
+    task = asyncio.get_running_loop().create_task(
+        _settle_launch(call, pa, name, agent.label, timeout_ms / 1000),
+        name=f"agent-start-{name}",
+    )
+    _LAUNCHES.add(task)
+    task.add_done_callback(_LAUNCHES.discard)
+    return {"type": "agent_started", "agent": rt.agent_record(loc), "argv": argv}
+
+
+# Launches settling in the background (strong references until they finish).
+_LAUNCHES: set[asyncio.Task[None]] = set()
+
+
+async def _settle_launch(
+    call: Call, pa: PaneAgent, name: str, label: str, timeout_s: float
+) -> None:
+    """Keep the pane ``launch_pending`` until its agent arrived and is ready.
+
+    A launch that ends without that agent in the pane (it never arrived, or left
+    again, or the pane closed) gives the reserved name up.
+    """
+    rt = call.server.agents
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+
+    def arrived() -> bool:
+        return pa.st.label == label
+
+    def settled() -> bool:
+        return pa.interactive_ready or agent_state.pane_status(pa.st) == AgentStatus.BLOCKED.value
+
+    came = False
     try:
-        _write(
-            call, loc, (ra.command_line(argv) + "\r").encode(), ErrorCode.AGENT_START_INPUT_FAILED
-        )
-
-        def arrived() -> bool:
-            return pa.st.label == agent.label
-
-        def settled() -> bool:
-            return (
-                pa.interactive_ready or agent_state.pane_status(pa.st) == AgentStatus.BLOCKED.value
-            )
-
-        loop = asyncio.get_running_loop()
-        began = loop.time()
-        if not await _wait_for(
-            rt, [], lambda: arrived() or pa.closed, timeout_ms / 1000, watch=[pa]
-        ):
-            raise _timed_out(f"{agent.label} to start")
-        if pa.closed:
-            raise ApiError(ErrorCode.AGENT_NOT_RUNNING, "the pane closed while the agent started")
-        agent_state.set_agent_name(pa.st, name)
-        named = True
-        host.emit("pane_updated", {"pane": host.pane_record(loc)})
-        remaining = timeout_ms / 1000 - (loop.time() - began)
-        if not await _wait_for(rt, [_pin(loc, pa)], settled, remaining):
-            raise _timed_out(f"{agent.label} to become ready")
-        if agent_state.pane_status(pa.st) == AgentStatus.BLOCKED.value:
-            raise ApiError(ErrorCode.AGENT_NOT_READY, f"{agent.label} is blocked at startup")
-    except BaseException:
-        if not named:
-            with contextlib.suppress(Exception):
-                agent_state.set_agent_name(pa.st, None)
-        raise
+        came = await _wait_for(rt, [], lambda: arrived() or pa.closed, timeout_s, watch=[pa])
+        came = came and not pa.closed
+        loc = rt.loc_of(pa)
+        if came and loc is not None:
+            remaining = timeout_s - (loop.time() - began)
+            with contextlib.suppress(ApiError):
+                await _wait_for(rt, [_pin(loc, pa)], settled, remaining)
     finally:
         pa.launch_pending = False
         rt.pending_names.discard(name)
-    return {"type": "agent_started", "agent": rt.agent_record(loc), "argv": argv}
+        present = came and agent_state.is_agent_terminal(pa.st) and arrived()
+        if not present and pa.st.agent_name == name:
+            agent_state.set_agent_name(pa.st, None)
+        loc = rt.loc_of(pa)
+        if loc is not None and not pa.closed:
+            call.server.panes.emit("pane_updated", {"pane": call.server.panes.pane_record(loc)})
 
 
 # --- manifests ----------------------------------------------------------------------

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from herdr import __version__
 from herdr.config.server_settings import ServerSettings, shell_argv
 from herdr.runtime import model as m
 from herdr.runtime.cwd import working_dir
@@ -211,7 +212,11 @@ class PaneHost:
         env["TERM"] = "xterm-256color"
         env.setdefault("COLORTERM", "truecolor")
         env.update(loc.pane.env)
+        # herdr is the terminal the pane's program talks to: the outer terminal's
+        # TERM_PROGRAM (and its version) would be a lie inside a pane.
         env.update(
+            TERM_PROGRAM="herdr",
+            TERM_PROGRAM_VERSION=__version__,
             HERDR_SOCKET_PATH=str(self.info.socket_path),
             HERDR_BIN_PATH=self._bin_path,
             HERDR_ENV="1",

@@ -101,11 +101,18 @@ def release_agent(
 # --------------------------------------------------------------------------- names, seen
 
 
-def set_agent_name(st: TerminalAgentState, name: str | None) -> None:
-    """Name the pane's agent; the name follows its owner (agent + session)."""
+def set_agent_name(st: TerminalAgentState, name: str | None, *, owner: str | None = None) -> None:
+    """Name the pane's agent; the name follows its owner (agent + session).
+
+    ``owner``: the agent label the name is reserved for before that agent arrived
+    (``agent start``), so another agent showing up first does not take it.
+    """
     st.agent_name = name or None
     if st.agent_name is None:
         st.name_owner = None
+        return
+    if owner is not None and effective_label(st) is None:
+        st.name_owner = (owner, None)
         return
     hook = st.hook
     persisted = st.persisted_session
