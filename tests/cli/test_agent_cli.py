@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from herdr.cli.agent import launch_state
-from herdr_testing import HERDR, HerdrEnv, ServerHandle, wait_until
+from herdr_testing import HERDR, HerdrEnv, ServerHandle, tools_path, wait_until
 from herdr_testing.fake_env import agent_server, launch, new_workspace, pane_record
 
 pytestmark = pytest.mark.slow
@@ -148,8 +148,26 @@ def test_launch_state(record: dict[str, Any], state: str) -> None:
 def test_cli_start_waits_for_the_agent_and_times_out(server: ServerHandle, ws: str) -> None:
     """The server answers once the command is typed; the CLI waits for the agent (§3.3)."""
     pane = f"{ws}:p1"
+    # The pane's shell gets a PATH holding only sh, whatever this machine has installed:
+    # qodercli is then "not found" and never comes.
+    only_sh = tools_path(server.root / "only-sh", "sh")
+    ran = server.request(
+        "pane.send_text",
+        {"pane_id": pane, "text": f"export PATH={only_sh}; echo path-$((6 * 7))\r"},
+    )
+    assert "result" in ran, ran
+    seen = server.request(
+        "pane.wait_for_output",
+        {
+            "pane_id": pane,
+            "source": "recent",
+            "match": {"type": "substring", "value": "path-42"},
+            "timeout_ms": 10_000,
+        },
+    )
+    assert "result" in seen, seen
     start = ("agent", "start", "q", "--kind", "qodercli", "--pane", pane, "--timeout", "3500")
-    assert err(server, *start) == "timeout"  # qodercli is not on PATH: it never comes
+    assert err(server, *start) == "timeout"
 
 
 def test_start_prompt_wait_read_through_the_cli(server: ServerHandle, ws: str) -> None:

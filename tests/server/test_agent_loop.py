@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from herdr_testing import HerdrEnv, ServerHandle, wait_until
+from herdr_testing import HerdrEnv, ServerHandle, tools_path, wait_until
 from herdr_testing.fake_env import (
     agent_server,
     code,
@@ -347,6 +347,7 @@ def test_agent_start_answers_once_the_command_is_typed(herdr_env: HerdrEnv) -> N
     ``qodercli`` is not on the test PATH: the shell types it and says "not found", so
     the agent never comes (waiting for it would time out).
     """
+    herdr_env.env["PATH"] = tools_path(herdr_env.root, "sh")  # whatever this machine has
     server = agent_server(herdr_env)
     assert shutil.which("qodercli", path=server.env["PATH"]) is None
     ws = new_workspace(server)
