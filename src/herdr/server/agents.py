@@ -111,6 +111,7 @@ class AgentRuntime:
         self.panes: dict[str, PaneAgent] = {}
         self.workspace_meta: dict[str, WorkspaceMetadata] = {}
         self.pending_names: set[str] = set()  # names reserved by launches in flight
+        self.launches: set[asyncio.Task[None]] = set()  # their settle tasks (agent.start)
         self._seq = 0
 
     # -- lifecycle -------------------------------------------------------------------
@@ -161,8 +162,16 @@ class AgentRuntime:
             pa.task.cancel()
         pa.notify()
 
+    def track_launch(self, task: asyncio.Task[None]) -> None:
+        """Keep an ``agent.start`` settle task until it ends (shutdown cancels it)."""
+        self.launches.add(task)
+        task.add_done_callback(self.launches.discard)
+
     async def shutdown(self) -> None:
         tasks = [pa.task for pa in self.panes.values() if pa.task is not None]
+        for launch in self.launches:
+            launch.cancel()
+        tasks += self.launches
         for terminal_id in list(self.panes):
             self.detach(terminal_id)
         if tasks:

@@ -344,13 +344,8 @@ def agent_start(call: Call) -> Result:
         _settle_launch(call, pa, name, agent.label, timeout_ms / 1000),
         name=f"agent-start-{name}",
     )
-    _LAUNCHES.add(task)
-    task.add_done_callback(_LAUNCHES.discard)
+    rt.track_launch(task)
     return {"type": "agent_started", "agent": rt.agent_record(loc), "argv": argv}
-
-
-# Launches settling in the background (strong references until they finish).
-_LAUNCHES: set[asyncio.Task[None]] = set()
 
 
 async def _settle_launch(
