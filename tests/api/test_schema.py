@@ -60,7 +60,7 @@ def _strings(node: Any, key: str) -> Iterator[str]:
 
 def test_top_level() -> None:
     assert DOC["$schema"] == "https://json-schema.org/draft/2020-12/schema"
-    assert DOC["protocol"] == protocol.PROTOCOL_VERSION == 20
+    assert DOC["protocol"] == protocol.PROTOCOL_VERSION == 22
     assert DOC["schema_version"] == protocol.SCHEMA_VERSION == 1
     assert DOC["title"]
     assert set(SCHEMAS) == {
@@ -233,7 +233,7 @@ def test_build_schema_returns_a_fresh_copy() -> None:
 
 def test_summary_lists_every_method() -> None:
     text = summary(DOC)
-    assert text.splitlines()[0].startswith(f"{DOC['title']}: protocol 20")
+    assert text.splitlines()[0].startswith(f"{DOC['title']}: protocol 22")
     for method in protocol.METHODS:
         assert f"  {method}\n" in text + "\n"
     assert text.splitlines()[-1] == (

@@ -27,7 +27,14 @@ def test_ping_on_default_socket_with_private_modes(herdr_server: ServerHandle) -
     assert doc["result"]["type"] == "pong"
     assert doc["result"]["protocol"] == PROTOCOL_VERSION
     assert isinstance(doc["result"]["version"], str)
-    assert doc["result"]["capabilities"]["live_handoff"] is False
+    assert doc["result"]["protocol"] == 22
+    assert doc["result"]["capabilities"] == {
+        "live_handoff": False,
+        "detached_server_daemon": True,
+        "endpoint_protocol_generation": None,
+        "health_check": True,
+        "surface_interest": True,
+    }
 
 
 def test_not_json_gets_invalid_request_then_eof(herdr_server: ServerHandle) -> None:

@@ -23,6 +23,7 @@ from herdr.api.schema_types import (
     I32,
     OBJECT,
     STRING,
+    U16,
     U32,
     U64,
     USIZE,
@@ -48,6 +49,8 @@ _ENV: Final = opt(string_map())
 _SEQ: Final = opt(nullable(U64))
 _TTL: Final = opt(nullable(integer("uint64", minimum=1, maximum=86_400_000)))
 _PATTERN: Final = string(max_length=MAX_PATTERN_CHARS)
+_TRUST: Final = opt(BOOLEAN)
+_OPT_REVISION: Final = opt(nullable(U64))
 
 
 def _target(key: str) -> Json:
@@ -93,12 +96,43 @@ _BASICS: Final[dict[str, Json]] = {
     "ClientWindowTitleSetParams": obj(title=TEXT),
     "IntegrationInstallParams": obj(target=ref("IntegrationTarget")),
     "IntegrationUninstallParams": obj(target=ref("IntegrationTarget")),
+    "ProductAnnouncementDismissParams": obj(version=STRING, id=STRING),
+    "ReleaseNotesDismissParams": obj(version=STRING),
+    "CommandInvokeParams": obj(
+        command_id=describe(
+            STRING, "Opaque endpoint-issued command identifier from the client-shell projection."
+        ),
+        workspace_id=OPT_STRING,
+        tab_id=OPT_STRING,
+        pane_id=OPT_STRING,
+        selection=opt(
+            describe(
+                any_of(ref("PaneSelectionReadParams"), {"type": "null"}),
+                "Client-owned selection coordinates, checked against the pane content revision.",
+            )
+        ),
+    ),
+    "ClientShellSurfaceSetParams": describe(
+        obj(active=BOOLEAN),
+        "Updates whether the requesting client shell receives and controls pane presentation.",
+    ),
 }
 
 # --- workspaces, worktrees, tabs ------------------------------------------------------
 
 _WORKSPACES: Final[dict[str, Json]] = {
-    "WorkspaceCreateParams": obj(cwd=OPT_PATH, label=OPT_LABEL, env=_ENV, focus=_FOCUS),
+    "WorkspaceCreateParams": obj(
+        cwd=OPT_PATH,
+        label=OPT_LABEL,
+        env=_ENV,
+        focus=_FOCUS,
+        source_workspace_id=opt(
+            describe(
+                nullable(STRING), "Workspace whose focused pane supplies the `follow` cwd policy."
+            )
+        ),
+    ),
+    "WorkspaceCloseParams": obj(workspace_id=STRING, close_group=opt(BOOLEAN)),
     "WorkspaceRenameParams": obj(workspace_id=STRING, label=LABEL),
     "WorkspaceMoveParams": obj(workspace_id=STRING, insert_index=USIZE),
     "WorkspaceMoveBlockParams": obj(workspace_ids=array(STRING), before_workspace_id=OPT_STRING),
@@ -109,7 +143,7 @@ _WORKSPACES: Final[dict[str, Json]] = {
         seq=_SEQ,
         ttl_ms=_TTL,
     ),
-    "WorktreeListParams": _optional("workspace_id", "cwd"),
+    "WorktreeListParams": obj(workspace_id=OPT_STRING, cwd=OPT_PATH, trust_repository=_TRUST),
     "WorktreeCreateParams": obj(
         workspace_id=OPT_STRING,
         cwd=OPT_PATH,
@@ -118,6 +152,7 @@ _WORKSPACES: Final[dict[str, Json]] = {
         path=OPT_PATH,
         label=OPT_LABEL,
         focus=_FOCUS,
+        trust_repository=_TRUST,
     ),
     "WorktreeOpenParams": obj(
         workspace_id=OPT_STRING,
@@ -126,8 +161,11 @@ _WORKSPACES: Final[dict[str, Json]] = {
         branch=OPT_STRING,
         label=OPT_LABEL,
         focus=_FOCUS,
+        trust_repository=_TRUST,
     ),
-    "WorktreeRemoveParams": obj(workspace_id=STRING, force=opt(BOOLEAN, default=False)),
+    "WorktreeRemoveParams": obj(
+        workspace_id=STRING, force=opt(BOOLEAN, default=False), trust_repository=_TRUST
+    ),
     "TabCreateParams": obj(
         workspace_id=OPT_STRING, cwd=OPT_PATH, label=OPT_LABEL, env=_ENV, focus=_FOCUS
     ),
@@ -249,6 +287,49 @@ _PANES: Final[dict[str, Json]] = {
     "PaneFocusDirectionParams": obj(direction=ref("PaneDirection"), pane_id=OPT_STRING),
     "PaneResizeParams": obj(
         direction=ref("PaneDirection"), pane_id=OPT_STRING, amount=opt(nullable(FLOAT))
+    ),
+    "PaneScrollParams": obj(pane_id=STRING, offset_from_bottom=U64),
+    "PaneTextPoint": obj(row=U32, col=U16),
+    "PaneTextRange": obj(start=ref("PaneTextPoint"), end=ref("PaneTextPoint")),
+    "PaneSelectionReadParams": obj(
+        pane_id=STRING,
+        anchor=ref("PaneTextPoint"),
+        cursor=ref("PaneTextPoint"),
+        content_revision=_OPT_REVISION,
+    ),
+    "PaneCopyMotion": enum(
+        "line_end",
+        "first_non_blank",
+        "next_word_start",
+        "previous_word_start",
+        "next_word_end",
+        "next_big_word_start",
+        "previous_big_word_start",
+        "next_big_word_end",
+        "previous_paragraph",
+        "next_paragraph",
+    ),
+    "PaneCopyMotionParams": obj(
+        pane_id=STRING,
+        cursor=ref("PaneTextPoint"),
+        motion=ref("PaneCopyMotion"),
+        content_revision=_OPT_REVISION,
+    ),
+    "PaneCopySearchDirection": enum("forward", "backward"),
+    "PaneCopySearchParams": obj(
+        pane_id=STRING,
+        query=_PATTERN,
+        direction=ref("PaneCopySearchDirection"),
+        cursor=ref("PaneTextPoint"),
+        content_revision=U64,
+        previous=opt(any_of(ref("PaneTextRange"), {"type": "null"})),
+    ),
+    "PaneLinkActivateParams": obj(
+        pane_id=STRING,
+        viewport_row=U16,
+        col=U16,
+        offset_from_bottom=_OPT_REVISION,
+        content_revision=_OPT_REVISION,
     ),
     "LayoutExportParams": _optional("tab_id", "pane_id"),
     "LayoutApplyParams": obj(
@@ -484,8 +565,12 @@ METHOD_PARAMS: Final[dict[str, str]] = {
     "server.agent_manifests": "EmptyParams",
     "server.reload_agent_manifests": "EmptyParams",
     "notification.show": "NotificationShowParams",
+    "product_announcement.dismiss": "ProductAnnouncementDismissParams",
+    "release_notes.dismiss": "ReleaseNotesDismissParams",
+    "command.invoke": "CommandInvokeParams",
     "client.window_title.set": "ClientWindowTitleSetParams",
     "client.window_title.clear": "EmptyParams",
+    "client_shell.surface.set": "ClientShellSurfaceSetParams",
     "session.snapshot": "EmptyParams",
     "workspace.create": "WorkspaceCreateParams",
     "workspace.list": "EmptyParams",
@@ -495,7 +580,7 @@ METHOD_PARAMS: Final[dict[str, str]] = {
     "workspace.move": "WorkspaceMoveParams",
     "workspace.move_block": "WorkspaceMoveBlockParams",
     "workspace.report_metadata": "WorkspaceReportMetadataParams",
-    "workspace.close": "WorkspaceTarget",
+    "workspace.close": "WorkspaceCloseParams",
     "worktree.list": "WorktreeListParams",
     "worktree.create": "WorktreeCreateParams",
     "worktree.open": "WorktreeOpenParams",
@@ -532,11 +617,18 @@ METHOD_PARAMS: Final[dict[str, str]] = {
     "pane.edges": "PaneEdgesParams",
     "pane.focus_direction": "PaneFocusDirectionParams",
     "pane.resize": "PaneResizeParams",
+    "pane.scroll": "PaneScrollParams",
+    "pane.clear": "PaneTarget",
+    "pane.edit_scrollback": "PaneTarget",
+    "pane.selection.read": "PaneSelectionReadParams",
+    "pane.copy_motion": "PaneCopyMotionParams",
+    "pane.copy_search": "PaneCopySearchParams",
     "pane.list": "PaneListParams",
     "pane.current": "PaneCurrentParams",
     "pane.get": "PaneTarget",
     "pane.focus": "PaneTarget",
     "pane.input.set": "PaneInputSetParams",
+    "pane.link.activate": "PaneLinkActivateParams",
     "pane.rename": "PaneRenameParams",
     "pane.send_text": "PaneSendTextParams",
     "pane.send_keys": "PaneSendKeysParams",
@@ -555,6 +647,7 @@ METHOD_PARAMS: Final[dict[str, str]] = {
     "events.subscribe": "EventsSubscribeParams",
     "events.wait": "EventsWaitParams",
     "pane.wait_for_output": "PaneWaitForOutputParams",
+    "integration.list": "EmptyParams",
     "integration.install": "IntegrationInstallParams",
     "integration.uninstall": "IntegrationUninstallParams",
     "plugin.link": "PluginLinkParams",

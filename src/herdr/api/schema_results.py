@@ -124,7 +124,31 @@ _PANE_OPS: Final[dict[str, Json]] = {
 
 _SERVER: Final[dict[str, Json]] = {
     "ServerCapabilities": obj(
-        live_handoff=BOOLEAN, detached_server_daemon=opt(BOOLEAN, default=False)
+        live_handoff=BOOLEAN,
+        detached_server_daemon=opt(BOOLEAN, default=False),
+        endpoint_protocol_generation=opt(
+            describe(
+                nullable(U32), "Stable client-owned endpoint generation supported by this server."
+            )
+        ),
+        health_check=opt(
+            describe(BOOLEAN, "Whether this server supports endpoint health probes."),
+            default=False,
+        ),
+        surface_interest=opt(
+            describe(
+                BOOLEAN, "Whether this server supports explicit client-shell surface interest."
+            ),
+            default=False,
+        ),
+    ),
+    "IntegrationState": enum("not_installed", "current", "outdated"),
+    "IntegrationInfo": obj(
+        target=ref("IntegrationTarget"),
+        label=STRING,
+        command=STRING,
+        available=BOOLEAN,
+        state=ref("IntegrationState"),
     ),
     "PersistenceHealth": describe(
         obj(
@@ -369,6 +393,22 @@ _RESULTS: Final[dict[str, Json]] = {
     "plugin_pane_focused": obj(plugin_pane=ref("PluginPaneInfo")),
     "plugin_pane_closed": obj(pane_id=STRING),
     "config_reload": obj(status=ref("ConfigReloadStatus"), diagnostics=array(STRING)),
+    "pane_selection": obj(pane_id=STRING, text=STRING),
+    "pane_copy_motion": obj(pane_id=STRING, cursor=ref("PaneTextPoint"), content_revision=U64),
+    "pane_copy_search": obj(
+        pane_id=STRING,
+        content_revision=U64,
+        matches=array(ref("PaneTextRange")),
+        total=U64,
+        current=opt(nullable(U32)),
+        current_global=opt(nullable(U64)),
+    ),
+    "integration_list": obj(integrations=array(ref("IntegrationInfo"))),
+    "pane_link_activated": obj(handled=BOOLEAN, url=OPT_STRING),
+    "client_shell_surface_set": describe(
+        obj(active=BOOLEAN, projection_revision=U64),
+        "Acknowledgement for the client-shell surface interest lease.",
+    ),
     "ok": obj(),
 }
 

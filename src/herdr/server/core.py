@@ -50,5 +50,18 @@ class ServerCore:
             log.info("stop requested", extra={"reason": reason})
             self.stopping.set()
 
-    def capabilities(self) -> dict[str, bool]:
-        return {"live_handoff": False, "detached_server_daemon": False}
+    def capabilities(self) -> dict[str, bool | int | None]:
+        """The protocol-22 capability block of ``ping``.
+
+        The server always runs detached from its clients; ``ping`` is the health probe;
+        ``client_shell.surface.set`` leases surface interest. We speak no client-shell
+        endpoint generation (that is herdr's thin-client wire), and live handoff is not
+        built yet.
+        """
+        return {
+            "live_handoff": False,
+            "detached_server_daemon": True,
+            "endpoint_protocol_generation": None,
+            "health_check": True,
+            "surface_interest": True,
+        }
