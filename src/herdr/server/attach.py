@@ -590,6 +590,10 @@ class AttachRegistry:
                         log.exception("tab_viewed failed")
             client.wake.set()
 
+    def viewport_moved(self, term: Terminal) -> None:
+        """Someone else (``pane.scroll``) moved ``term``'s viewport: re-send what it shows."""
+        self._invalidate(term)
+
     def _invalidate(self, term: Terminal) -> None:
         screen = self.screens.get(term.terminal_id)
         if screen is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from herdr.server import (
     methods_agents,
     methods_attach,
+    methods_copy,
     methods_events,
     methods_io,
     methods_panes,
@@ -65,6 +66,7 @@ def build_table() -> dict[str, Method]:
         "pane.read": Method(methods_io.pane_read),
         "pane.wait_for_output": Method(methods_io.pane_wait_for_output),
         **{name: Method(handler) for name, handler in methods_agents.AGENT_METHODS.items()},
+        **{name: Method(handler) for name, handler in methods_copy.COPY_METHODS.items()},
         "pane.report_agent": Method(reports.pane_report_agent),
         "pane.report_agent_session": Method(reports.pane_report_agent_session),
         "pane.release_agent": Method(reports.pane_release_agent),

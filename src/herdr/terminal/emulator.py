@@ -133,6 +133,7 @@ class Emulator:
         self._u16: Any = ffi.new("uint16_t*")
         self._u8: Any = ffi.new("uint8_t*")
         self._size: Any = ffi.new("size_t*")
+        self._u64: Any = ffi.new("uint64_t*")
         self._int: Any = ffi.new("int*")
         self._bool: Any = ffi.new("bool*")
         self._str: Any = ffi.new("GhosttyString*")
@@ -326,6 +327,20 @@ class Emulator:
         self._scroll.value.delta = 0
         self._scroll_fn(self._t, self._scroll[0])
 
+    def scroll_to_offset(self, offset: int) -> bool:
+        """Put the viewport ``offset`` rows above the bottom (clamped to the scrollback);
+        whether it moved."""
+        before, most, _ = self.scroll_state
+        target = max(0, min(offset, most))
+        if target == before:
+            return False
+        self.scroll_viewport(before - target)
+        if self.scroll_offset != target:  # the library's delta rounding: land exactly
+            self.scroll_to_bottom()
+            if target:
+                self.scroll_viewport(-target)
+        return True
+
     @property
     def scroll_offset(self) -> int:
         """Rows the viewport is above the bottom (0 = following output)."""
@@ -370,6 +385,11 @@ class Emulator:
         sel = self._sel
         sel.start = self._grid_ref(0, y0, tag)
         sel.end = self._grid_ref(self._cols - 1, y1, tag)
+        return self._format_selection(ansi=ansi, unwrap=unwrap, trim=trim, pen=pen)
+
+    def _format_selection(self, *, ansi: bool, unwrap: bool, trim: bool, pen: bool = True) -> str:
+        """Format what ``self._sel`` spans (see ``_format``)."""
+        sel = self._sel
         opts = self._fmt_opts
         opts.emit = lib.GHOSTTY_FORMATTER_FORMAT_VT if ansi else lib.GHOSTTY_FORMATTER_FORMAT_PLAIN
         opts.unwrap = unwrap
@@ -405,6 +425,38 @@ class Emulator:
         return self._format(
             start, end, lib.GHOSTTY_POINT_TAG_SCREEN, ansi=ansi, unwrap=unwrap, trim=not ansi
         )
+
+    def screen_rows(self, start_row: int, end_row: int) -> list[tuple[str, bool]]:
+        """Rows ``start_row..end_row`` of scrollback+screen (0 = oldest, clamped) as
+        (plain text with trailing blanks trimmed, soft-wrapped into the next row)."""
+        total = self.total_rows
+        start, end = max(0, start_row), min(total - 1, end_row)
+        if total <= 0 or start > end:
+            return []
+        text = self._format(
+            start, end, lib.GHOSTTY_POINT_TAG_SCREEN, ansi=False, unwrap=False, trim=True
+        )
+        texts = _fit(text.split("\n"), end - start + 1)
+        return [(row, self._row_wraps(start + i)) for i, row in enumerate(texts)]
+
+    def _row_wraps(self, y: int) -> bool:
+        self._grid_ref(0, y, lib.GHOSTTY_POINT_TAG_SCREEN)
+        if lib.ghostty_grid_ref_row(self._ref, self._u64) != 0:
+            return False
+        if lib.ghostty_row_get(self._u64[0], lib.GHOSTTY_ROW_DATA_WRAP, self._bool) != 0:
+            return False
+        return bool(self._bool[0])
+
+    def selection_text(self, start: tuple[int, int], end: tuple[int, int]) -> str:
+        """Plain text from cell ``start`` to ``end`` (inclusive; (row, col) with absolute
+        rows as in ``screen_text``, in reading order): soft-wrapped rows are joined,
+        trailing blanks of each line trimmed, as a terminal copies a selection."""
+        (y0, x0), (y1, x1) = sorted((start, end))
+        last_col = self._cols - 1
+        sel = self._sel
+        sel.start = self._grid_ref(min(x0, last_col), y0, lib.GHOSTTY_POINT_TAG_SCREEN)
+        sel.end = self._grid_ref(min(x1, last_col), y1, lib.GHOSTTY_POINT_TAG_SCREEN)
+        return self._format_selection(ansi=False, unwrap=True, trim=True)
 
     def active_text(self, *, ansi: bool = False) -> str:
         """The visible screen (never scrolled) as formatted text; see ``screen_text``."""
