@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from herdr.api.limits import MAX_PATTERN_CHARS
 from herdr_testing import ServerHandle, wait_until
 from herdr_testing.held import HeldConnection
 from herdr_testing.schema22 import assert_valid_response, assert_valid_result
@@ -189,7 +190,8 @@ def test_unknown_pane_is_pane_not_found(
 
 # --- pane.selection.read ----------------------------------------------------------------
 
-SCRIPT = r"printf 'foo.bar  baz_1\n  (x) y\n\n\345\234\213\351\235\242 ok,go\nEND-MARK\n'"  # the fourth row is "國面 ok,go": two wide glyphs (cols 0-1, 2-3)
+# The fourth row is "國面 ok,go": two wide glyphs (cols 0-1, 2-3)
+SCRIPT = r"printf 'foo.bar  baz_1\n  (x) y\n\n\345\234\213\351\235\242 ok,go\nEND-MARK\n'"
 
 
 def printed(server: ServerHandle) -> tuple[str, int, list[str]]:
@@ -483,3 +485,60 @@ def test_copy_search_caps_matches_and_pings_are_answered(herdr_server: ServerHan
         assert len(result["matches"]) == 1024
         current = result["matches"][result["current"]]
         assert current["start"]["row"] > 2000 or result["current_global"] == 0
+
+
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [
+        (".*", False),  # literal, not a regex
+        ("(x)", True),
+        ("[", False),
+        ("baz_1", True),
+        ("BAZ_1", False),  # an upper-case letter makes it case-sensitive
+        ("國面 ok", True),
+        ("y\n", False),  # matches never span a hard line end
+        ("x" * 4096, False),
+    ],
+    ids=["dot-star", "parens", "bracket", "word", "smartcase", "wide", "newline", "long"],
+)
+def test_copy_search_is_literal(
+    shared_server: ServerHandle, text_pane: tuple[str, int], query: str, found: bool
+) -> None:
+    pane, first = text_pane
+    result = search(shared_server, pane, query, cursor=point(first, 0))
+    hits = [m for m in result["matches"] if m["start"]["row"] >= first]
+    assert bool(hits) == found, result
+    assert result["content_revision"] == revision(shared_server, pane)
+
+
+def test_a_column_past_the_width_is_the_last_cell(
+    shared_server: ServerHandle, text_pane: tuple[str, int]
+) -> None:
+    """Past the text is the line end: a word motion from there goes to the next line."""
+    pane, first = text_pane
+    result = ok(
+        shared_server,
+        "pane.copy_motion",
+        {"pane_id": pane, "cursor": point(first, 65535), "motion": "next_word_start"},
+    )
+    assert result["cursor"] == point(first + 1, 2)
+    back = ok(
+        shared_server,
+        "pane.copy_motion",
+        {"pane_id": pane, "cursor": point(first, 65535), "motion": "previous_word_start"},
+    )
+    assert back["cursor"] == point(first, 9)
+
+
+def test_a_query_over_the_pattern_cap_is_refused(
+    shared_server: ServerHandle, text_pane: tuple[str, int]
+) -> None:
+    pane, _ = text_pane
+    params = {
+        "pane_id": pane,
+        "query": "x" * (MAX_PATTERN_CHARS + 1),
+        "direction": "forward",
+        "cursor": point(0, 0),
+        "content_revision": revision(shared_server, pane),
+    }
+    assert error(shared_server, "pane.copy_search", params)["code"] == "invalid_params"
