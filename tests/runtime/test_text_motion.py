@@ -130,6 +130,7 @@ def test_paragraph_row_window_offset_and_reach() -> None:
     assert tm.paragraph_row(far, 0, 0, 1) is None  # past the reach: stay
 
 
+COLS = 4  # the width SEARCH_ROWS were printed at (only wrapped rows need it)
 SEARCH_ROWS = [
     TextRow("Foo foo FOO"),  # 0
     TextRow("界foo"),  # 1: 界 0-1, foo 2-4
@@ -186,7 +187,9 @@ SEARCH_CASES: list[SearchCase] = [
 )
 def test_search(case: SearchCase) -> None:
     query, direction, cursor, previous, matches, current = case
-    window = tm.search(SEARCH_ROWS, query, direction, cursor, previous=previous, limit=100)
+    window = tm.search(
+        SEARCH_ROWS, query, direction, cursor, previous=previous, limit=100, cols=COLS
+    )
     if matches is not None:
         assert window.matches == matches
         assert window.total == len(matches)
@@ -204,7 +207,7 @@ def test_search_window_is_capped_around_the_current_match(
 ) -> None:
     """The first match *after* the cursor is current; the window centres on it."""
     rows = [TextRow(f"hit {i}") for i in range(1000)]
-    window = tm.search(rows, "hit", "forward", (cursor_row, 0), previous=None, limit=6)
+    window = tm.search(rows, "hit", "forward", (cursor_row, 0), previous=None, limit=6, cols=COLS)
     assert window.total == 1000
     assert window.matches == [((r, 0), (r, 2)) for r in range(first, first + 6)]
     assert window.current_global == target
@@ -212,7 +215,9 @@ def test_search_window_is_capped_around_the_current_match(
 
 
 def test_search_empty_query_finds_nothing() -> None:
-    assert tm.search(SEARCH_ROWS, "", "forward", (0, 0), previous=None, limit=10).total == 0
+    assert (
+        tm.search(SEARCH_ROWS, "", "forward", (0, 0), previous=None, limit=10, cols=COLS).total == 0
+    )
 
 
 def test_cells_put_wide_and_combining_glyphs_in_cells() -> None:
@@ -221,3 +226,44 @@ def test_cells_put_wide_and_combining_glyphs_in_cells() -> None:
         (1, 2, "界"),
         (3, 3, "e\u0301"),
     ]
+
+
+def test_a_word_longer_than_the_rows_ends_where_they_end() -> None:
+    """A soft-wrapped blob is one word; the motion stops at the last row handed in."""
+    rows = [TextRow("x" * 50, wrapped=True) for _ in range(tm.WORD_REACH)]
+    last = (tm.WORD_REACH - 1, 49)
+    assert tm.word_motion(rows, 0, (0, 0), "next_word_end") == last
+    assert tm.word_motion(rows, 0, (0, 0), "next_big_word_start") is None
+    assert tm.word_motion(rows, 0, last, "previous_word_start") == (0, 0)
+
+
+@pytest.mark.parametrize(
+    ("rows", "query", "matches"),
+    [
+        # "ab" then two blank cells the emulator trimmed, wrapped before "cd"
+        ([TextRow("ab", wrapped=True), TextRow("cd")], "bc", []),
+        ([TextRow("ab", wrapped=True), TextRow("cd")], "b  c", [((0, 1), (1, 0))]),
+        ([TextRow("abcd", wrapped=True), TextRow("ef")], "de", [((0, 3), (1, 0))]),
+        ([TextRow("a界", wrapped=True), TextRow("界b")], "界界", [((0, 1), (1, 1))]),
+        (
+            [TextRow("abcd", wrapped=True), TextRow("abcd", wrapped=True), TextRow("ab")],
+            "dab",
+            [((0, 3), (1, 1)), ((1, 3), (2, 1))],
+        ),
+    ],
+    ids=["trimmed-blanks-kept", "blanks-match", "ascii-wrap", "wide-wrap", "two-wraps"],
+)
+def test_search_across_soft_wraps(
+    rows: list[TextRow], query: str, matches: list[tuple[tm.Point, tm.Point]]
+) -> None:
+    window = tm.search(rows, query, "forward", (0, 0), previous=None, limit=10, cols=4)
+    assert window.matches == matches
+
+
+def test_search_counts_every_match_but_keeps_only_the_window() -> None:
+    rows = [TextRow("a" * 200) for _ in range(2000)]
+    window = tm.search(rows, "a", "backward", (1000, 0), previous=None, limit=1024, cols=200)
+    assert window.total == 400_000
+    assert len(window.matches) == 1024
+    assert window.current_global == 999 * 200 + 199  # the last match ending before the cursor
+    assert window.matches[window.current] == ((999, 199), (999, 199))

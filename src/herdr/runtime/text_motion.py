@@ -14,7 +14,8 @@ a run of non-whitespace.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Final, Literal, TypeAlias
@@ -119,42 +120,128 @@ def line_end_col(text: str) -> int:
 
 # --- words -------------------------------------------------------------------------------
 
-
-@dataclass(frozen=True, slots=True)
-class _Atom:
-    point: Point | None  # None: a hard line end (whitespace with no cell of its own)
-    end_col: int
-    cls: TextClass
+WORD_REACH: Final = 512
+"""Rows a word motion reads past the cursor's row: a "word" longer than that (a
+soft-wrapped blob) ends there, so one keypress never walks a whole scrollback."""
 
 
-def _atoms(rows: Sequence[TextRow], first_row: int) -> tuple[list[_Atom], list[int]]:
-    """The atoms of ``rows`` and, per row, the index of its first atom."""
-    atoms: list[_Atom] = []
-    starts: list[int] = []
-    for offset, row in enumerate(rows):
-        y = first_row + offset
-        starts.append(len(atoms))
-        for cell in cells(row.text):
-            atoms.append(_Atom((y, cell.col), cell.end_col, text_class(cell.text)))
-        if not row.wrapped:
-            atoms.append(_Atom(None, 0, TextClass.WHITESPACE))
-    starts.append(len(atoms))
-    return atoms, starts
+_Pos: TypeAlias = tuple[int, int]  # (row offset in the rows handed in, atom index)
+
+# One class letter per atom: " " whitespace (and a hard line end), "." separator, "w" word.
+_WS, _SEP, _WORD = " ", ".", "w"
 
 
-def _atom_at(atoms: Sequence[_Atom], starts: Sequence[int], offset: int, col: int) -> int | None:
-    """The atom under column ``col`` of row ``offset``; past the row's text, the first
-    atom after its glyphs (its line end, or the next row's start when it wraps)."""
-    begin, end = starts[offset], starts[offset + 1]
-    for index in range(begin, end):
-        atom = atoms[index]
-        if atom.point is None:
-            return index
-        if atom.point[1] <= col <= atom.end_col:
-            return index
-        if atom.point[1] > col:
-            return index  # a gap the text does not show (cannot happen with cells())
-    return end if end < len(atoms) else None
+class _ClassTable(dict[int, str | None]):
+    """``str.translate`` table: a code point to its class letter, or None (deleted) for
+    a zero-width one, which rides on the glyph before it: one letter per glyph."""
+
+    LIMIT = 65_536  # distinct code points remembered (a pane may print all of them)
+
+    def __missing__(self, code: int) -> str | None:
+        ch = chr(code)
+        letter = None if char_width(ch) == 0 else " .w"[text_class(ch)]
+        if len(self) < self.LIMIT:
+            self[code] = letter
+        return letter
+
+
+_CLASSES: Final = _ClassTable()
+
+
+class _Text:
+    """The rows as atoms (one per glyph, one per hard line end), a row at a time as a
+    motion walks over them, each row a string of class letters made by
+    ``str.translate``: runs are skipped with ``lstrip``/``rstrip``, so a long word costs
+    C time, not a Python step per cell. Cell columns are worked out only for the rows
+    where the motion starts and lands."""
+
+    __slots__ = ("_glyphs", "_letters", "first_row", "rows")
+
+    def __init__(self, rows: Sequence[TextRow], first_row: int) -> None:
+        self.rows = rows
+        self.first_row = first_row
+        self._letters: dict[int, str] = {}
+        self._glyphs: dict[int, list[Cell]] = {}
+
+    def _row(self, offset: int) -> str:
+        found = self._letters.get(offset)
+        if found is None:
+            row = self.rows[offset]
+            found = row.text.translate(_CLASSES) + ("" if row.wrapped else _WS)
+            self._letters[offset] = found
+        return found
+
+    def _cells(self, offset: int) -> list[Cell] | None:
+        """The row's glyphs, or None for ASCII (the index is the column)."""
+        text = self.rows[offset].text
+        if text.isascii():
+            return None
+        found = self._glyphs.get(offset)
+        if found is None:
+            found = self._glyphs[offset] = cells(text)
+        return found
+
+    def letter(self, pos: _Pos) -> str:
+        return self._row(pos[0])[pos[1]]
+
+    def point(self, pos: _Pos) -> Point | None:
+        offset, index = pos
+        glyphs = self._cells(offset)
+        y = self.first_row + offset
+        if glyphs is None:
+            if index >= len(self.rows[offset].text):
+                return None
+            return y, index
+        return (y, glyphs[index].col) if index < len(glyphs) else None
+
+    def skip(self, pos: _Pos | None, step: int, letters: str) -> _Pos | None:
+        """From ``pos`` on (``step`` 1) or back (-1), the first atom whose class letter
+        is not in ``letters``; None past the rows."""
+        while pos is not None:
+            offset, index = pos
+            row = self._row(offset)
+            if step > 0:
+                rest = row[index:].lstrip(letters)
+                if rest:
+                    return offset, len(row) - len(rest)
+                pos = self._first_after(offset)
+            else:
+                rest = row[: index + 1].rstrip(letters)
+                if rest:
+                    return offset, len(rest) - 1
+                pos = self._last_before(offset)
+        return None
+
+    def step(self, pos: _Pos, step: int) -> _Pos | None:
+        offset, index = pos[0], pos[1] + step
+        if 0 <= index < len(self._row(offset)):
+            return offset, index
+        return self._first_after(offset) if step > 0 else self._last_before(offset)
+
+    def _first_after(self, offset: int) -> _Pos | None:
+        for later in range(offset + 1, len(self.rows)):
+            if self._row(later):
+                return later, 0
+        return None
+
+    def _last_before(self, offset: int) -> _Pos | None:
+        for earlier in range(offset - 1, -1, -1):
+            letters = self._row(earlier)
+            if letters:
+                return earlier, len(letters) - 1
+        return None
+
+    def locate(self, offset: int, col: int) -> _Pos | None:
+        """The atom under column ``col``; past the row's text, the first atom after its
+        glyphs (its line end, or the next row's first glyph when it wraps)."""
+        letters, glyphs = self._row(offset), self._cells(offset)
+        if glyphs is None:
+            index = min(col, len(self.rows[offset].text))
+        else:
+            index = next((i for i, c in enumerate(glyphs) if col <= c.end_col), len(glyphs))
+        if index < len(letters):
+            return offset, index
+        return self._first_after(offset)
 
 
 def word_motion(rows: Sequence[TextRow], first_row: int, point: Point, motion: str) -> Point | None:
@@ -163,81 +250,49 @@ def word_motion(rows: Sequence[TextRow], first_row: int, point: Point, motion: s
     offset = point[0] - first_row
     if not 0 <= offset < len(rows):
         return None
-    atoms, starts = _atoms(rows, first_row)
-    current = _atom_at(atoms, starts, offset, point[1])
+    text = _Text(rows, first_row)
+    current = text.locate(offset, point[1])
     if current is None:
         return None
     big = "big" in motion
     if motion.startswith("next") and motion.endswith("start"):
-        return _next_start(atoms, current, big)
-    if motion.startswith("previous"):
-        return _previous_start(atoms, current, big)
-    return _next_end(atoms, current, big)
+        found = _next_start(text, current, big)
+    elif motion.startswith("previous"):
+        found = _edge(text, text.skip(text.step(current, -1), -1, _WS), -1, big)
+    else:
+        found = _edge(text, text.skip(text.step(current, 1), 1, _WS), 1, big)
+    return None if found is None else text.point(found)
 
 
-def _same(a: TextClass, b: TextClass, big: bool) -> bool:
-    if big:
-        return (a == TextClass.WHITESPACE) == (b == TextClass.WHITESPACE)
-    return a == b
+def _run(letter: str, big: bool) -> str:
+    """The class letters that continue a word (or WORD) of ``letter``."""
+    if letter == _WS:
+        return _WS
+    return _SEP + _WORD if big else letter
 
 
-def _next_start(atoms: Sequence[_Atom], current: int, big: bool) -> Point | None:
-    cls = atoms[current].cls
-    index = current + 1
-    if cls != TextClass.WHITESPACE:
-        while index < len(atoms) and _same(atoms[index].cls, cls, big):
-            index += 1
-    while index < len(atoms) and atoms[index].cls == TextClass.WHITESPACE:
-        index += 1
-    while index < len(atoms):
-        found = atoms[index].point
-        if found is not None:
-            return found
-        index += 1
-    return None
+def _next_start(text: _Text, current: _Pos, big: bool) -> _Pos | None:
+    letter = text.letter(current)
+    pos = text.step(current, 1)
+    if letter != _WS:
+        pos = text.skip(pos, 1, _run(letter, big))
+    return text.skip(pos, 1, _WS)
 
 
-def _previous_start(atoms: Sequence[_Atom], current: int, big: bool) -> Point | None:
-    index = current - 1
-    while index >= 0 and atoms[index].cls == TextClass.WHITESPACE:
-        index -= 1
-    if index < 0:
+def _edge(text: _Text, pos: _Pos | None, step: int, big: bool) -> _Pos | None:
+    """The last atom of the word at ``pos`` going ``step``: a start (-1) or an end (1)."""
+    if pos is None:
         return None
-    cls = atoms[index].cls
-    while index > 0 and _same(atoms[index - 1].cls, cls, big):
-        index -= 1
-    return _point_at_or_before(atoms, index)
+    past = text.skip(pos, step, _run(text.letter(pos), big))
+    if past is None:  # the word runs to the edge of the rows
+        return _extreme(text, step)
+    return text.step(past, -step)
 
 
-def _next_end(atoms: Sequence[_Atom], current: int, big: bool) -> Point | None:
-    index = current + 1
-    while index < len(atoms) and atoms[index].cls == TextClass.WHITESPACE:
-        index += 1
-    if index >= len(atoms):
-        return None
-    cls = atoms[index].cls
-    while index + 1 < len(atoms) and _same(atoms[index + 1].cls, cls, big):
-        index += 1
-    return _point_at_or_before(atoms, index)
-
-
-def _point_at_or_before(atoms: Sequence[_Atom], index: int) -> Point | None:
-    while index >= 0:
-        found = atoms[index].point
-        if found is not None:
-            return found
-        index -= 1
-    return None
-
-
-def is_final_point(rows: Sequence[TextRow], first_row: int, point: Point) -> bool:
-    """Whether ``point`` is the start of the last glyph in ``rows`` (a word end found
-    there may continue in rows not read yet)."""
-    for offset in range(len(rows) - 1, -1, -1):
-        row = cells(rows[offset].text)
-        if row:
-            return point == (first_row + offset, row[-1].col)
-    return False
+def _extreme(text: _Text, step: int) -> _Pos | None:
+    if step > 0:
+        return text._last_before(len(text.rows))
+    return text._first_after(-1)
 
 
 # --- paragraphs ---------------------------------------------------------------------------
@@ -275,71 +330,133 @@ class SearchWindow:
 
 def _fold(text: str) -> str:
     """Lower case that keeps every index where it is (a 1:1 map per code point)."""
-    if text.isascii():
-        return text.lower()
-    out = []
-    for ch in text:
-        low = ch.lower()
-        out.append(low if len(low) == 1 else ch)
-    return "".join(out)
+    low = text.lower()
+    if len(low) == len(text):  # lower() never shortens a code point: 1:1
+        return low
+    return "".join(low if len(low := ch.lower()) == 1 else ch for ch in text)
+
+
+class _WidthTable(dict[int, str]):
+    """``str.translate`` table: a code point to as many ``x`` as cells it takes, so
+    ``len(text.translate(_WIDTHS))`` is a width computed in C."""
+
+    LIMIT = 65_536
+
+    def __missing__(self, code: int) -> str:
+        cells_of = "x" * char_width(chr(code))
+        if len(self) < self.LIMIT:
+            self[code] = cells_of
+        return cells_of
+
+
+_WIDTHS: Final = _WidthTable()
+
+
+def _width(text: str) -> int:
+    return len(text) if text.isascii() else len(text.translate(_WIDTHS))
 
 
 class _Line:
-    """A logical line (soft-wrapped rows joined) and how to map indices to cells."""
+    """A logical line (soft-wrapped rows joined) and how to map indices to cells.
 
-    __slots__ = ("_spans", "rows", "text")
+    A wrapped row is padded back to ``cols`` cells (its trailing blanks were trimmed):
+    "ab  " wrapped before "cd" must not read as "abcd". A *simple* line has no
+    zero-width code points, so every code point is a glyph and every literal match is
+    valid: it is counted with ``str.count`` and mapped to cells only where needed. A
+    line with combining marks is walked glyph by glyph (``spans``)."""
+
+    __slots__ = ("_spans", "first_row", "last_row", "parts", "simple", "starts", "text")
 
     def __init__(self, first_row: int, parts: list[str]) -> None:
-        self.rows = (first_row, parts)
+        self.first_row = first_row
+        self.last_row = first_row + len(parts) - 1
+        self.parts = parts
         self.text = "".join(parts).rstrip()
-        self._spans: list[tuple[int, Point, Point] | None] | None = None
+        self.starts: list[int] = []
+        at = 0
+        for part in parts:
+            self.starts.append(at)
+            at += len(part)
+        self.simple = self.text.isascii() or len(self.text.translate(_CLASSES)) == len(self.text)
+        self._spans: list[tuple[int, Point, Point]] | None = None
 
-    def spans(self) -> list[tuple[int, Point, Point] | None]:
-        """Per code point: (index of its glyph's first code point, start, end), or
-        None past the text."""
+    # -- simple lines: index arithmetic --------------------------------------------------
+
+    def start_point(self, index: int) -> Point:
+        part = bisect_right(self.starts, index) - 1
+        offset = index - self.starts[part]
+        return self.first_row + part, _width(self.parts[part][:offset])
+
+    def end_point(self, index: int) -> Point:
+        row, col = self.start_point(index)
+        return row, col + max(1, char_width(self.text[index])) - 1
+
+    def count_before(self, origin: Point, *, by_end: bool) -> int:
+        """Code points whose start is at or before ``origin`` (``by_end``: whose end is
+        before it), a prefix of the line."""
+        row, col = origin
+        if row < self.first_row:
+            return 0
+        if row > self.last_row:
+            return len(self.text)
+        part = row - self.first_row
+        text = self.parts[part]
+        if text.isascii():
+            inside = min(col if by_end else col + 1, len(text))
+        else:
+            inside, at = 0, 0
+            for ch in text:
+                width = max(1, char_width(ch))
+                if (at + width - 1 >= col) if by_end else (at > col):
+                    break
+                inside += 1
+                at += width
+        return min(self.starts[part] + inside, len(self.text))
+
+    # -- other lines: glyph spans ---------------------------------------------------------
+
+    def spans(self) -> list[tuple[int, Point, Point]]:
+        """Per code point: (index of its glyph's first code point, start, end)."""
         if self._spans is None:
-            spans: list[tuple[int, Point, Point] | None] = []
-            y, parts = self.rows
-            for offset, part in enumerate(parts):
-                index = len(spans)
+            spans: list[tuple[int, Point, Point]] = []
+            for offset, part in enumerate(self.parts):
+                y = self.first_row + offset
                 for cell in cells(part):
-                    width = len(cell.text)
-                    start = index
-                    for _ in range(width):
-                        spans.append((start, (y + offset, cell.col), (y + offset, cell.end_col)))
-                    index += width
+                    start = len(spans)
+                    for _ in cell.text:
+                        spans.append((start, (y, cell.col), (y, cell.end_col)))
             self._spans = spans
         return self._spans
 
     def to_range(self, start: int, end: int) -> tuple[Point, Point] | None:
         """Cell range of ``text[start:end]``; None if it splits a glyph."""
-        y, parts = self.rows
-        if self.text.isascii() and len(parts) == 1:
-            return (y, start), (y, end - 1)
+        if self.simple:
+            return self.start_point(start), self.end_point(end - 1)
         spans = self.spans()
-        if end > len(spans):
+        if end > len(spans) or spans[start][0] != start:
             return None
-        first, last = spans[start], spans[end - 1]
-        if first is None or last is None or first[0] != start:
+        if end < len(spans) and spans[end][0] != end:
             return None
-        if end < len(spans):
-            after = spans[end]
-            if after is not None and after[0] != end:
-                return None
-        return first[1], last[2]
+        return spans[start][1], spans[end - 1][2]
 
 
-def logical_lines(rows: Sequence[TextRow], first_row: int = 0) -> list[_Line]:
+def logical_lines(rows: Sequence[TextRow], cols: int, first_row: int = 0) -> list[_Line]:
     lines: list[_Line] = []
     parts: list[str] = []
     start = first_row
     for offset, row in enumerate(rows):
         if not parts:
             start = first_row + offset
+        if row.wrapped:
+            gap = max(0, cols - _width(row.text))
+            after = rows[offset + 1].text[:1] if offset + 1 < len(rows) else ""
+            if gap == 1 and after and char_width(after) == 2:
+                gap = 0  # the last cell is the spacer of a wide glyph moved to the next row
+            parts.append(row.text + " " * gap)
+            continue
         parts.append(row.text)
-        if not row.wrapped:
-            lines.append(_Line(start, parts))
-            parts = []
+        lines.append(_Line(start, parts))
+        parts = []
     if parts:
         lines.append(_Line(start, parts))
     return lines
@@ -350,21 +467,74 @@ def smartcase(query: str) -> bool:
     return any(ch.isupper() for ch in query)
 
 
-def _find_all(lines: Sequence[_Line], query: str) -> list[tuple[Point, Point]]:
-    sensitive = smartcase(query)
-    needle = query if sensitive else _fold(query)
-    found: list[tuple[Point, Point]] = []
-    for line in lines:
-        if len(line.text) < len(needle):
-            continue
-        hay = line.text if sensitive else _fold(line.text)
+class _Matcher:
+    """Non-overlapping literal matches of one needle, line by line (as a regex
+    ``find_iter`` would find them); a match that splits a glyph is skipped."""
+
+    def __init__(self, query: str) -> None:
+        self.sensitive = smartcase(query)
+        self.needle = query if self.sensitive else _fold(query)
+
+    def hay(self, line: _Line) -> str:
+        return line.text if self.sensitive else _fold(line.text)
+
+    def count(self, line: _Line, hay: str, end: int | None = None) -> int:
+        """Matches that end by index ``end`` (all of them by default)."""
+        if line.simple:
+            return hay.count(self.needle, 0, len(hay) if end is None else end)
+        limit = len(hay) if end is None else end
+        return sum(1 for a, b in self._valid(line, hay) if b <= limit)
+
+    def _valid(self, line: _Line, hay: str) -> Iterator[tuple[int, int]]:
+        needle = self.needle
         at = hay.find(needle)
         while at >= 0:
-            span = line.to_range(at, at + len(needle))
-            if span is not None:
-                found.append(span)
-            at = hay.find(needle, at + len(needle))
-    return found
+            end = at + len(needle)
+            if line.to_range(at, end) is not None:
+                yield at, end
+            at = hay.find(needle, end)
+
+    def current(self, line: _Line, hay: str, origin: Point, direction: Direction) -> int:
+        """How many of the line's matches come before the current one: forward, those
+        starting at or before ``origin``; backward, those ending before it."""
+        needle = self.needle
+        if not line.simple:
+            spans = [line.to_range(a, b) for a, b in self._valid(line, hay)]
+            if direction == "forward":
+                return sum(1 for span in spans if span is not None and span[0] <= origin)
+            return sum(1 for span in spans if span is not None and span[1] < origin)
+        if direction == "forward":
+            before = line.count_before(origin, by_end=False)
+            return self.count(line, hay, before - 1 + len(needle)) if before else 0
+        return self.count(line, hay, line.count_before(origin, by_end=True))
+
+    def spans_from(self, line: _Line, hay: str, skip: int) -> Iterator[tuple[Point, Point]]:
+        """The line's matches after the first ``skip`` ones."""
+        if line.simple:
+            at = self._nth(hay, skip)
+            needle = self.needle
+            while at >= 0:
+                yield line.start_point(at), line.end_point(at + len(needle) - 1)
+                at = hay.find(needle, at + len(needle))
+            return
+        for index, (a, b) in enumerate(self._valid(line, hay)):
+            if index >= skip:
+                span = line.to_range(a, b)
+                if span is not None:
+                    yield span
+
+    def _nth(self, hay: str, n: int) -> int:
+        """Where match ``n`` (0-based) starts: a binary search on ``str.count``."""
+        if n == 0:
+            return hay.find(self.needle)
+        low, high = 0, len(hay)  # the smallest prefix holding n + 1 matches
+        while low < high:
+            mid = (low + high) // 2
+            if hay.count(self.needle, 0, mid) >= n + 1:
+                high = mid
+            else:
+                low = mid + 1
+        return low - len(self.needle)
 
 
 def search(
@@ -375,26 +545,64 @@ def search(
     *,
     previous: tuple[Point, Point] | None,
     limit: int,
+    cols: int,
 ) -> SearchWindow:
-    """Literal, smartcase search of ``rows`` (row 0 first) for ``query``.
+    """Literal, smartcase search of ``rows`` (row 0 first, ``cols`` wide) for ``query``.
 
     The current match is the first one starting after the cursor (forward) or the
     last one ending before it (backward), wrapping around; ``previous`` (the match the
-    client is on) moves the origin past it so repeating the search steps along.
+    client is on) moves the origin past it so repeating the search steps along. Work
+    and memory follow the lines and the ``limit`` matches returned, not the number of
+    matches: lines are counted with ``str.count``.
     """
     if not query or limit <= 0:
         return SearchWindow([], 0, None, None)
-    found = _find_all(logical_lines(rows), query)
-    total = len(found)
-    if total == 0:
-        return SearchWindow([], 0, None, None)
-    target: int | None = None
+    matcher = _Matcher(query)
     if direction == "forward":
         origin = previous[1] if previous is not None else cursor
-        target = next((i for i, (start, _) in enumerate(found) if start > origin), 0)
     else:
         origin = previous[0] if previous is not None else cursor
-        target = next((i for i in range(total - 1, -1, -1) if found[i][1] < origin), total - 1)
+    lines = [line for line in logical_lines(rows, cols) if len(line.text) >= len(query)]
+    hays = [matcher.hay(line) for line in lines]
+    counts = [matcher.count(line, hay) for line, hay in zip(lines, hays, strict=True)]
+    total = sum(counts)
+    if total == 0:
+        return SearchWindow([], 0, None, None)
+    before = 0  # matches before the current one
+    for line, hay, count in zip(lines, hays, counts, strict=True):
+        if line.last_row < origin[0]:
+            before += count
+        elif line.first_row <= origin[0]:
+            before += matcher.current(line, hay, origin, direction)
+    if direction == "forward":
+        target = before if before < total else 0
+    else:
+        target = before - 1 if before > 0 else total - 1
     retained = min(limit, total)
     first = min(max(0, target - retained // 2), total - retained)
-    return SearchWindow(found[first : first + retained], total, target - first, target)
+    window = _collect(lines, hays, counts, matcher=matcher, first=first, end=first + retained)
+    return SearchWindow(window, total, target - first, target)
+
+
+def _collect(
+    lines: Sequence[_Line],
+    hays: Sequence[str],
+    counts: Sequence[int],
+    *,
+    matcher: _Matcher,
+    first: int,
+    end: int,
+) -> list[tuple[Point, Point]]:
+    """Matches ``first..end-1`` in order, walking only the lines that hold them."""
+    found: list[tuple[Point, Point]] = []
+    index = 0
+    for line, hay, count in zip(lines, hays, counts, strict=True):
+        if index + count <= first:
+            index += count
+            continue
+        for span in matcher.spans_from(line, hay, max(0, first - index)):
+            found.append(span)
+            if len(found) >= end - first:
+                return found
+        index += count
+    return found

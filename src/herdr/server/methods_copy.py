@@ -27,7 +27,6 @@ from herdr.vocab import ErrorCode
 
 STALE_CONTENT: Final = ErrorCode.STALE_CONTENT.value
 MAX_RETURNED_MATCHES: Final = 1024  # herdr's cap; ``total`` still counts every match
-WORD_WINDOW: Final = 64  # rows a word motion reads first (doubled while it needs more)
 
 
 def _target(call: Call) -> tuple[PaneHost, m.PaneLoc, Terminal]:
@@ -163,38 +162,14 @@ def _motion_target(em: Emulator, cursor: tm.Point, motion: str) -> tm.Point | No
 
 
 def _word_target(em: Emulator, cursor: tm.Point, motion: str) -> tm.Point | None:
-    """Read a window of rows around the cursor and widen it while the answer could
-    still change: nothing found, or a word that may go on past the window's edge."""
+    """One read of the rows a word motion may reach (:data:`~tm.WORD_REACH` past the
+    cursor's row, the way it goes); the walk over them costs what the cursor moves."""
     row = cursor[0]
-    total = em.total_rows
-    backward = motion.startswith("previous")
-    window = WORD_WINDOW
-    while True:
-        first, last = (
-            (max(0, row - window + 1), row) if backward else (row, min(total - 1, row + window - 1))
-        )
-        rows = _rows(em, first, last)
-        target = tm.word_motion(rows, first, cursor, motion)
-        at_edge = first == 0 if backward else last >= total - 1
-        if at_edge:
-            return target
-        if target is not None:
-            if backward:
-                continues = target[0] == first and first > 0 and _wraps(em, first - 1)
-            else:
-                continues = (
-                    motion.endswith("end")
-                    and rows[-1].wrapped
-                    and tm.is_final_point(rows, first, target)
-                )
-            if not continues:
-                return target
-        window = min(window * 2, total)
-
-
-def _wraps(em: Emulator, row: int) -> bool:
-    rows = em.screen_rows(row, row)
-    return bool(rows) and rows[0][1]
+    if motion.startswith("previous"):
+        first, last = max(0, row - tm.WORD_REACH), row
+    else:
+        first, last = row, row + tm.WORD_REACH
+    return tm.word_motion(_rows(em, first, last), first, cursor, motion)
 
 
 # --- pane.copy_search ----------------------------------------------------------------
@@ -224,6 +199,7 @@ async def pane_copy_search(call: Call) -> Result:
         cursor,
         previous=prev,
         limit=MAX_RETURNED_MATCHES,
+        cols=term.emulator.cols,
     )
     return {
         "type": "pane_copy_search",
