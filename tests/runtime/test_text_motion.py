@@ -266,4 +266,5 @@ def test_search_counts_every_match_but_keeps_only_the_window() -> None:
     assert window.total == 400_000
     assert len(window.matches) == 1024
     assert window.current_global == 999 * 200 + 199  # the last match ending before the cursor
+    assert window.current is not None
     assert window.matches[window.current] == ((999, 199), (999, 199))

@@ -356,16 +356,30 @@ def _width(text: str) -> int:
     return len(text) if text.isascii() else len(text.translate(_WIDTHS))
 
 
+class _MaskTable(dict[int, str]):
+    """``str.translate`` table: ``0`` for a zero-width code point, ``1`` for a glyph."""
+
+    LIMIT = 65_536
+
+    def __missing__(self, code: int) -> str:
+        mark = "0" if char_width(chr(code)) == 0 else "1"
+        if len(self) < self.LIMIT:
+            self[code] = mark
+        return mark
+
+
+_MASK: Final = _MaskTable()
+
+
 class _Line:
     """A logical line (soft-wrapped rows joined) and how to map indices to cells.
 
     A wrapped row is padded back to ``cols`` cells (its trailing blanks were trimmed):
-    "ab  " wrapped before "cd" must not read as "abcd". A *simple* line has no
-    zero-width code points, so every code point is a glyph and every literal match is
-    valid: it is counted with ``str.count`` and mapped to cells only where needed. A
-    line with combining marks is walked glyph by glyph (``spans``)."""
+    "ab  " wrapped before "cd" must not read as "abcd". A zero-width code point rides
+    on the glyph before it; ``mask`` marks glyph starts (None when every code point is
+    one, the common case), so a match that would split a glyph is told in O(1)."""
 
-    __slots__ = ("_spans", "first_row", "last_row", "parts", "simple", "starts", "text")
+    __slots__ = ("first_row", "last_row", "mask", "parts", "starts", "text")
 
     def __init__(self, first_row: int, parts: list[str]) -> None:
         self.first_row = first_row
@@ -377,10 +391,13 @@ class _Line:
         for part in parts:
             self.starts.append(at)
             at += len(part)
-        self.simple = self.text.isascii() or len(self.text.translate(_CLASSES)) == len(self.text)
-        self._spans: list[tuple[int, Point, Point]] | None = None
+        mask = None if self.text.isascii() else self.text.translate(_MASK)
+        self.mask = mask if mask is not None and "0" in mask else None
 
-    # -- simple lines: index arithmetic --------------------------------------------------
+    def valid(self, start: int, end: int) -> bool:
+        """Whether ``text[start:end]`` is whole glyphs."""
+        mask = self.mask
+        return mask is None or (mask[start] == "1" and (end >= len(mask) or mask[end] == "1"))
 
     def start_point(self, index: int) -> Point:
         part = bisect_right(self.starts, index) - 1
@@ -388,12 +405,14 @@ class _Line:
         return self.first_row + part, _width(self.parts[part][:offset])
 
     def end_point(self, index: int) -> Point:
-        row, col = self.start_point(index)
-        return row, col + max(1, char_width(self.text[index])) - 1
+        """Last cell of the glyph that code point ``index`` belongs to."""
+        glyph = index if self.mask is None else max(0, self.mask.rfind("1", 0, index + 1))
+        row, col = self.start_point(glyph)
+        return row, col + max(1, char_width(self.text[glyph])) - 1
 
     def count_before(self, origin: Point, *, by_end: bool) -> int:
-        """Code points whose start is at or before ``origin`` (``by_end``: whose end is
-        before it), a prefix of the line."""
+        """Code points of the glyphs that start at or before ``origin`` (``by_end``:
+        that end before it): a prefix of the line."""
         row, col = origin
         if row < self.first_row:
             return 0
@@ -406,38 +425,16 @@ class _Line:
         else:
             inside, at = 0, 0
             for ch in text:
-                width = max(1, char_width(ch))
+                width = char_width(ch)
+                if width == 0:  # rides on the glyph before: in if that glyph is
+                    if inside:
+                        inside += 1
+                    continue
                 if (at + width - 1 >= col) if by_end else (at > col):
                     break
                 inside += 1
                 at += width
         return min(self.starts[part] + inside, len(self.text))
-
-    # -- other lines: glyph spans ---------------------------------------------------------
-
-    def spans(self) -> list[tuple[int, Point, Point]]:
-        """Per code point: (index of its glyph's first code point, start, end)."""
-        if self._spans is None:
-            spans: list[tuple[int, Point, Point]] = []
-            for offset, part in enumerate(self.parts):
-                y = self.first_row + offset
-                for cell in cells(part):
-                    start = len(spans)
-                    for _ in cell.text:
-                        spans.append((start, (y, cell.col), (y, cell.end_col)))
-            self._spans = spans
-        return self._spans
-
-    def to_range(self, start: int, end: int) -> tuple[Point, Point] | None:
-        """Cell range of ``text[start:end]``; None if it splits a glyph."""
-        if self.simple:
-            return self.start_point(start), self.end_point(end - 1)
-        spans = self.spans()
-        if end > len(spans) or spans[start][0] != start:
-            return None
-        if end < len(spans) and spans[end][0] != end:
-            return None
-        return spans[start][1], spans[end - 1][2]
 
 
 def logical_lines(rows: Sequence[TextRow], cols: int, first_row: int = 0) -> list[_Line]:
@@ -469,7 +466,8 @@ def smartcase(query: str) -> bool:
 
 class _Matcher:
     """Non-overlapping literal matches of one needle, line by line (as a regex
-    ``find_iter`` would find them); a match that splits a glyph is skipped."""
+    ``find_iter`` would find them); a match that splits a glyph is skipped. Lines whose
+    code points are all glyphs are counted with ``str.count`` (C speed)."""
 
     def __init__(self, query: str) -> None:
         self.sensitive = smartcase(query)
@@ -480,48 +478,42 @@ class _Matcher:
 
     def count(self, line: _Line, hay: str, end: int | None = None) -> int:
         """Matches that end by index ``end`` (all of them by default)."""
-        if line.simple:
-            return hay.count(self.needle, 0, len(hay) if end is None else end)
         limit = len(hay) if end is None else end
-        return sum(1 for a, b in self._valid(line, hay) if b <= limit)
+        if line.mask is None:
+            return hay.count(self.needle, 0, limit)
+        return sum(1 for _, b in self._valid(line, hay) if b <= limit)
 
     def _valid(self, line: _Line, hay: str) -> Iterator[tuple[int, int]]:
         needle = self.needle
         at = hay.find(needle)
         while at >= 0:
             end = at + len(needle)
-            if line.to_range(at, end) is not None:
+            if line.valid(at, end):
                 yield at, end
             at = hay.find(needle, end)
 
     def current(self, line: _Line, hay: str, origin: Point, direction: Direction) -> int:
         """How many of the line's matches come before the current one: forward, those
         starting at or before ``origin``; backward, those ending before it."""
-        needle = self.needle
-        if not line.simple:
-            spans = [line.to_range(a, b) for a, b in self._valid(line, hay)]
-            if direction == "forward":
-                return sum(1 for span in spans if span is not None and span[0] <= origin)
-            return sum(1 for span in spans if span is not None and span[1] < origin)
-        if direction == "forward":
-            before = line.count_before(origin, by_end=False)
-            return self.count(line, hay, before - 1 + len(needle)) if before else 0
-        return self.count(line, hay, line.count_before(origin, by_end=True))
+        if direction == "backward":
+            return self.count(line, hay, line.count_before(origin, by_end=True))
+        before = line.count_before(origin, by_end=False)
+        if line.mask is None:
+            return hay.count(self.needle, 0, before - 1 + len(self.needle)) if before else 0
+        return sum(1 for a, _ in self._valid(line, hay) if a < before)
 
     def spans_from(self, line: _Line, hay: str, skip: int) -> Iterator[tuple[Point, Point]]:
         """The line's matches after the first ``skip`` ones."""
-        if line.simple:
-            at = self._nth(hay, skip)
+        if line.mask is None:
             needle = self.needle
+            at = self._nth(hay, skip)
             while at >= 0:
                 yield line.start_point(at), line.end_point(at + len(needle) - 1)
                 at = hay.find(needle, at + len(needle))
             return
         for index, (a, b) in enumerate(self._valid(line, hay)):
             if index >= skip:
-                span = line.to_range(a, b)
-                if span is not None:
-                    yield span
+                yield line.start_point(a), line.end_point(b - 1)
 
     def _nth(self, hay: str, n: int) -> int:
         """Where match ``n`` (0-based) starts: a binary search on ``str.count``."""
