@@ -71,9 +71,9 @@ def test_bash_completes(herdr_env: HerdrEnv, words: list[str], offered: set[str]
 
 def test_bash_completes_files_for_a_path_flag(herdr_env: HerdrEnv) -> None:
     script = _script(herdr_env, "bash")
-    (herdr_env.root / "somedir").mkdir()
+    (herdr_env.root / "some dir").mkdir()  # a space: one completion, not two words
     words = ["herdr", "workspace", "create", "--cwd", f"{herdr_env.root}/som"]
-    assert _bash_offers(script, words) == {f"{herdr_env.root}/somedir"}
+    assert _bash_offers(script, words) == {f"{herdr_env.root}/some dir"}
 
 
 ZSH_STUBS = (  # the completion system's builtins, stubbed: print what would be offered

@@ -122,16 +122,16 @@ _herdr() {
     if ((skip)); then
         local key="$node ${COMP_WORDS[COMP_CWORD-1]}"
         if [[ -n ${_herdr_vals[$key]+set} ]]; then
-            COMPREPLY=($(compgen -W "${_herdr_vals[$key]}" -- "$cur"))
+            mapfile -t COMPREPLY < <(compgen -W "${_herdr_vals[$key]}" -- "$cur")
         else
-            COMPREPLY=($(compgen -f -- "$cur"))
+            mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         fi
         return 0
     fi
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "${_herdr_opts[$node]}" -- "$cur"))
+        mapfile -t COMPREPLY < <(compgen -W "${_herdr_opts[$node]}" -- "$cur")
     else
-        COMPREPLY=($(compgen -W "${_herdr_subs[$node]} ${_herdr_pos[$node]}" -- "$cur"))
+        mapfile -t COMPREPLY < <(compgen -W "${_herdr_subs[$node]} ${_herdr_pos[$node]}" -- "$cur")
     fi
     return 0
 }
