@@ -138,6 +138,13 @@ def assert_valid_event(line: dict[str, Any]) -> None:
     filtered = reference()["schemas"]["subscription_event"]["$defs"]["SubscriptionEventKind"]
     section = "subscription_event" if line.get("event") in filtered["enum"] else "event"
     errors = section_problems(line, section)
+    data = line.get("data")
+    if errors and section == "event" and isinstance(data, dict):  # the data's own branch
+        branches = reference()["schemas"]["event"]["$defs"]["EventData"]["oneOf"]
+        for index, branch in enumerate(branches):
+            if branch.get("properties", {}).get("type", {}).get("const") == data.get("type"):
+                pointer = f"#/schemas/event/$defs/EventData/oneOf/{index}"
+                errors = [f"data/{e}" for e in _messages(_validator(pointer), data)] or errors
     assert not errors, f"not a valid protocol-22 {section}: {errors}\n{line!r}"
 
 
