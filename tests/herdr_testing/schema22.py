@@ -117,4 +117,44 @@ def assert_valid_response(line: dict[str, Any]) -> None:
     assert not errors, f"not a valid protocol-22 {section}: {errors}\n{line!r}"
 
 
-__all__ = ["assert_valid_response", "assert_valid_result", "jsonschema", "problems", "reference"]
+def section_problems(value: Any, section: str) -> list[str]:
+    """Why ``value`` is not a valid document of the reference's ``section`` (empty: it is)."""
+    return _messages(_validator(f"#/schemas/{section}"), value)
+
+
+def assert_valid_request(line: dict[str, Any]) -> None:
+    """A whole request (id, method, params) that herdr 0.9 itself would accept."""
+    errors = section_problems(line, "request")
+    if errors:  # name the method's own params branch, not "not valid under any of"
+        for index, branch in enumerate(reference()["schemas"]["request"]["oneOf"]):
+            if branch["properties"]["method"].get("const") == line.get("method"):
+                pointer = f"#/schemas/request/oneOf/{index}"
+                errors = _messages(_validator(pointer), line) or errors
+    assert not errors, f"not a valid protocol-22 request: {errors}\n{line!r}"
+
+
+def assert_valid_event(line: dict[str, Any]) -> None:
+    """A pushed event line: a global ``event`` or a filtered ``subscription_event``."""
+    filtered = reference()["schemas"]["subscription_event"]["$defs"]["SubscriptionEventKind"]
+    section = "subscription_event" if line.get("event") in filtered["enum"] else "event"
+    errors = section_problems(line, section)
+    data = line.get("data")
+    if errors and section == "event" and isinstance(data, dict):  # the data's own branch
+        branches = reference()["schemas"]["event"]["$defs"]["EventData"]["oneOf"]
+        for index, branch in enumerate(branches):
+            if branch.get("properties", {}).get("type", {}).get("const") == data.get("type"):
+                pointer = f"#/schemas/event/$defs/EventData/oneOf/{index}"
+                errors = [f"data/{e}" for e in _messages(_validator(pointer), data)] or errors
+    assert not errors, f"not a valid protocol-22 {section}: {errors}\n{line!r}"
+
+
+__all__ = [
+    "assert_valid_event",
+    "assert_valid_request",
+    "assert_valid_response",
+    "assert_valid_result",
+    "jsonschema",
+    "problems",
+    "reference",
+    "section_problems",
+]

@@ -67,6 +67,8 @@ NOUNS: dict[str, tuple[str, str]] = {
     "workspace": ("create, list and manage workspaces", "herdr.cli.workspace:add_workspace"),
     "tab": ("create, list and manage tabs", "herdr.cli.workspace:add_tab"),
     "pane": ("split, read, type into and wait on panes", "herdr.cli.pane:add_pane"),
+    "config": ("check config.toml", "herdr.cli.config_check:add_config"),
+    "completion": ("print a shell completion script", "herdr.cli.completion:add_completion"),
 }
 
 _ROOT_VALUE_FLAGS = frozenset({"--session"})
