@@ -9,6 +9,7 @@ from herdr.runtime.links import (
     editor_argv,
     opener_argv,
     safe_web_url,
+    url_at_cell,
     url_at_column,
 )
 
@@ -150,3 +151,30 @@ def test_opener_argv(opener: str, url: str, argv: list[str] | None) -> None:
 )
 def test_editor_argv(env: dict[str, str], argv: list[str]) -> None:
     assert editor_argv(env, "/p") == argv
+
+
+@pytest.mark.parametrize(
+    ("rows", "wraps", "row", "col", "expected"),
+    [
+        (["go https://w", "rap.test/x y"], {0}, 1, 1, "https://wrap.test/x"),
+        (["go https://w", "rap.test/x y"], {0}, 0, 5, "https://wrap.test/x"),
+        (["go https://w", "rap.test/x y"], set(), 1, 1, None),
+        (["go https://w", "rap.test/x y"], set(), 0, 5, "https://w"),
+        (["a https:/", "/b.test/ok", "next"], {0}, 2, 0, None),
+        (["tail", "https://c.", "test/more"], {0, 1}, 2, 1, "https://c.test/more"),
+        (["x" * 8 + "ht", "tps://d.test"], {0}, 1, 3, "https://d.test"),
+    ],
+    ids=[
+        "click-on-continuation",
+        "click-on-first-part",
+        "hard-newline-splits",
+        "hard-newline-first-part",
+        "unrelated-next-row",
+        "short-row-padded-to-width",
+        "scheme-split-by-wrap",
+    ],
+)
+def test_url_at_cell_joins_soft_wrapped_rows(
+    rows: list[str], wraps: set[int], row: int, col: int, expected: str | None
+) -> None:
+    assert url_at_cell(rows, wraps.__contains__, row, col, 10) == expected

@@ -22,6 +22,7 @@ from herdr_testing.schema22 import assert_valid_response, assert_valid_result
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 OSC8_URL = "https://example.test/osc8?q=1&r=2"
 PLAIN_URL = "https://plain.test/a_(b)c"
+NOBODY = 65534
 
 
 def ok(server: ServerHandle, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -161,6 +162,33 @@ def test_without_an_opener_the_client_gets_the_url(herdr_server: ServerHandle) -
     print_links(herdr_server, pane)
     row = row_starting(herdr_server, pane, "CLICK ME")
     assert activate(herdr_server, pane, row, 2) == {
+        "type": "pane_link_activated",
+        "handled": False,
+        "url": OSC8_URL,
+    }
+
+
+def test_a_url_wrapped_over_rows_is_one_link(herdr_server: ServerHandle) -> None:
+    pane = new_pane(herdr_server)
+    cols = ok(herdr_server, "pane.get", {"pane_id": pane})["pane"]
+    url = "https://long.test/" + "".join(f"{i:03d}" for i in range(80))
+    run(herdr_server, pane, f"printf 'W {url} end\\n'")
+    row = row_starting(herdr_server, pane, "W https://long")
+    rows = visible_rows(herdr_server, pane)
+    assert url not in rows[row], (cols, rows)  # the terminal really wrapped it
+    assert activate(herdr_server, pane, row + 1, 3)["url"] == url
+    assert activate(herdr_server, pane, row, 4)["url"] == url
+
+
+def test_an_opener_that_cannot_start_leaves_it_to_the_client(
+    herdr_env: HerdrEnv,
+) -> None:
+    env = {"HERDR_LINK_OPENER": str(herdr_env.root / "no-such-opener")}
+    server = ServerHandle(herdr_env, herdr_env.start_server(env=env))
+    pane = new_pane(server)
+    print_links(server, pane)
+    row = row_starting(server, pane, "CLICK ME")
+    assert activate(server, pane, row, 0) == {
         "type": "pane_link_activated",
         "handled": False,
         "url": OSC8_URL,
@@ -329,3 +357,39 @@ def test_edit_scrollback_unknown_pane_changes_nothing(editor_server: ServerHandl
     assert tab_panes(editor_server, pane) == [pane]
     scrollback = Path(editor_server.env["XDG_STATE_HOME"])
     assert not list(scrollback.rglob("scrollback-*.txt"))
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="planting another uid's symlink needs root")
+def test_a_planted_symlink_for_the_scrollback_dir_is_refused(
+    editor_server: ServerHandle, tmp_path: Path
+) -> None:
+    server = editor_server
+    pane = new_pane(server)
+    assert ok(server, "pane.edit_scrollback", {"pane_id": pane}) == {"type": "ok"}
+    record_path = server.root / "editor.json"
+    wait_until(record_path.exists, message="the editor to start")
+    directory = Path(json.loads(record_path.read_text())["path"]).parent
+    (server.root / "editor.release").touch()
+    wait_until(lambda: tab_panes(server, pane) == [pane], message="the editor to exit")
+    directory.rmdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    directory.symlink_to(elsewhere)
+    os.lchown(directory, NOBODY, NOBODY)  # another user's link: never followed
+    code = error_code(server, "pane.edit_scrollback", {"pane_id": pane})
+    assert code == "edit_scrollback_failed"
+    assert tab_panes(server, pane) == [pane]
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_an_editor_that_cannot_start_leaves_no_pane_or_copy(herdr_env: HerdrEnv) -> None:
+    env = {"EDITOR": str(herdr_env.root / "no-such-editor"), "VISUAL": ""}
+    server = ServerHandle(herdr_env, herdr_env.start_server(env=env))
+    pane = new_pane(server)
+    code = error_code(server, "pane.edit_scrollback", {"pane_id": pane})
+    assert code == "edit_scrollback_failed"
+    assert tab_panes(server, pane) == [pane]
+    assert ok(server, "pane.layout", {"pane_id": pane})["layout"]["zoomed"] is False
+    state = Path(server.env["XDG_STATE_HOME"])
+    assert not list(state.rglob("scrollback-*.txt"))
+    assert ok(server, "ping", {})["type"] == "pong"

@@ -65,3 +65,17 @@ def test_clear_refuses_the_alternate_screen() -> None:
     emulator.feed(b"keep\r\n\x1b[?1049hfull screen")
     assert not emulator.clear_screen_and_history()
     assert "full screen" in emulator.active_text()
+
+
+def test_row_wraps_marks_soft_wrapped_rows_only() -> None:
+    emulator = Emulator(10, 4)
+    emulator.feed(b"https://wrap.test/x\r\nshort\r\n")
+    assert [emulator.row_wraps(r) for r in range(4)] == [True, False, False, False]
+    assert emulator.row_wraps(-1) is False and emulator.row_wraps(4) is False
+
+
+def test_an_oversized_osc8_uri_is_no_link() -> None:
+    """libghostty-vt bounds an OSC body; a huge printed URI must not become a link."""
+    emulator = Emulator(40, 3)
+    emulator.feed(b"\x1b]8;;https://big.test/" + b"a" * 100_000 + b"\x1b\\BIG\x1b]8;;\x1b\\")
+    assert emulator.hyperlink_at(0, 0) is None

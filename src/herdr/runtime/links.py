@@ -10,7 +10,7 @@ never through a shell: a link is text a program printed, i.e. untrusted.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from wcwidth import wcwidth
 
@@ -19,6 +19,7 @@ __all__ = [
     "editor_argv",
     "opener_argv",
     "safe_web_url",
+    "url_at_cell",
     "url_at_column",
 ]
 
@@ -102,6 +103,29 @@ def url_at_column(row: str, col: int) -> str | None:
             return url if safe_web_url(url) else None
         start = end + 1
     return None
+
+
+def _pad(row: str, cols: int) -> str:
+    width = sum(max(0, wcwidth(ch)) for ch in row)
+    return row + " " * max(0, cols - width)
+
+
+def url_at_cell(
+    rows: Sequence[str], wraps: Callable[[int], bool], row: int, col: int, cols: int
+) -> str | None:
+    """The web URL covering viewport cell (``col``, ``row``), rows that soft-wrap
+    (``wraps(i)``: row i continues on row i+1) joined first, as herdr reads the
+    visible text: a URL broken over two rows by the terminal width is still one URL."""
+    if not 0 <= row < len(rows):
+        return None
+    first = row
+    while first > 0 and wraps(first - 1):
+        first -= 1
+    last = row
+    while last + 1 < len(rows) and wraps(last):
+        last += 1
+    line = "".join(_pad(rows[i], cols) for i in range(first, last)) + rows[last]
+    return url_at_column(line, (row - first) * cols + col)
 
 
 def opener_argv(opener: str, url: str) -> list[str] | None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from herdr.config.safe_paths import UnsafePathError
 from herdr.runtime import model as m
-from herdr.runtime.links import editor_argv, url_at_column
+from herdr.runtime.links import editor_argv, url_at_cell
 from herdr.server.core import ApiError, Result
 from herdr.server.link_opener import open_link
 from herdr.server.panes import PaneHost, Terminal
@@ -51,7 +51,8 @@ def link_at(emulator: Emulator, row: int, col: int) -> str | None:
     if uri:
         return uri
     rows = emulator.viewport_text().split("\n")
-    return url_at_column(rows[row], col) if row < len(rows) else None
+    rows += [""] * (emulator.rows - len(rows))
+    return url_at_cell(rows, emulator.row_wraps, row, col, emulator.cols)
 
 
 async def pane_link_activate(call: Call) -> Result:
@@ -133,6 +134,8 @@ def pane_edit_scrollback(call: Call) -> Result:
     except OSError as exc:
         session.close_pane(editor.pane_id)
         remove_quietly(path)
+        if was_zoomed and len(loc.tab.panes) > 1:
+            session.zoom(loc.pane_id, "on")
         host.resize_tab(loc.workspace, loc.tab)
         raise ApiError(EDIT_SCROLLBACK_FAILED, f"cannot start the editor: {exc}") from None
     _clean_up_on_exit(host, term, path, loc.pane.terminal_id, was_zoomed)

@@ -151,6 +151,7 @@ class Emulator:
         self._scrollbar: Any = ffi.new("GhosttyTerminalScrollbar*")
         self._grid_ref_fn: Any = _GRID_REF
         self._link_buf: Any = ffi.new("uint8_t[]", 2048)
+        self._row: Any = ffi.new("GhosttyRow*")
 
         self.osc = OscTracker()
         self.content_seq = 0
@@ -370,6 +371,17 @@ class Emulator:
         if result != lib.GHOSTTY_SUCCESS or n[0] == 0:
             return None
         return bytes(ffi.buffer(buf, n[0])).decode("utf-8", "replace")
+
+    def row_wraps(self, row: int) -> bool:
+        """Whether viewport ``row`` soft-wraps into the next one (one long logical line)."""
+        if not 0 <= row < self._rows or self.closed:
+            return False
+        self._grid_ref(0, row, lib.GHOSTTY_POINT_TAG_VIEWPORT)
+        if lib.ghostty_grid_ref_row(self._ref, self._row) != lib.GHOSTTY_SUCCESS:
+            return False
+        if lib.ghostty_row_get(self._row[0], lib.GHOSTTY_ROW_DATA_WRAP, self._bool):
+            return False
+        return bool(self._bool[0])
 
     def clear_screen_and_history(self) -> bool:
         """Forget the scrollback and every row above the cursor; the cursor's row (the
