@@ -393,3 +393,35 @@ def test_an_editor_that_cannot_start_leaves_no_pane_or_copy(herdr_env: HerdrEnv)
     state = Path(server.env["XDG_STATE_HOME"])
     assert not list(state.rglob("scrollback-*.txt"))
     assert ok(server, "ping", {})["type"] == "pong"
+
+
+# -- CLI verbs ------------------------------------------------------------------------------
+
+
+def test_cli_pane_clear_and_edit_scrollback(editor_server: ServerHandle) -> None:
+    server = editor_server
+    pane = new_pane(server)
+    run(server, pane, "seq 1 100")
+    wait_until(lambda: scroll_info(server, pane)["max_offset_from_bottom"] > 0)
+    done = server.cli("pane", "clear", pane)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["result"] == {"type": "ok"}
+    assert scroll_info(server, pane)["max_offset_from_bottom"] == 0
+
+    done = server.cli("pane", "edit-scrollback", "--pane", pane)
+    assert done.returncode == 0, done.stderr
+    wait_until((server.root / "editor.json").exists, message="the editor to start")
+    (server.root / "editor.release").touch()
+    wait_until(lambda: tab_panes(server, pane) == [pane], message="the editor to exit")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [("pane", "clear"), ("pane", "edit-scrollback"), ("pane", "clear", "a", "--pane", "b")],
+    ids=["clear-without-pane", "edit-without-pane", "two-panes"],
+)
+def test_cli_verbs_need_exactly_one_pane(herdr_server: ServerHandle, argv: tuple[str, ...]) -> None:
+    env = {k: v for k, v in herdr_server.env.items() if k != "HERDR_PANE_ID"}
+    done = herdr_server.cli(*argv, env=env)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "pane" in done.stderr
