@@ -79,3 +79,18 @@ def test_an_oversized_osc8_uri_is_no_link() -> None:
     emulator = Emulator(40, 3)
     emulator.feed(b"\x1b]8;;https://big.test/" + b"a" * 100_000 + b"\x1b\\BIG\x1b]8;;\x1b\\")
     assert emulator.hyperlink_at(0, 0) is None
+
+
+@pytest.mark.parametrize(
+    ("printed", "uri"),
+    [
+        (b"\x1b]8;id=a1;https://id.test/\x1b\\X\x1b]8;;\x1b\\", "https://id.test/"),
+        (b"\x1b]8;;https://bel.test/\x07X\x1b]8;;\x07", "https://bel.test/"),
+        (b"\x1b]8;;javascript:alert(1)\x1b\\X\x1b]8;;\x1b\\", "javascript:alert(1)"),
+    ],
+    ids=["with-id-param", "bel-terminated", "any-scheme-is-reported"],
+)
+def test_osc8_forms(printed: bytes, uri: str) -> None:
+    emulator = Emulator(20, 2)
+    emulator.feed(printed)
+    assert emulator.hyperlink_at(0, 0) == uri
