@@ -425,3 +425,15 @@ def test_cli_verbs_need_exactly_one_pane(herdr_server: ServerHandle, argv: tuple
     done = herdr_server.cli(*argv, env=env)
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert "pane" in done.stderr
+
+
+def test_stopping_the_server_removes_the_copy(editor_server: ServerHandle) -> None:
+    server = editor_server
+    pane = new_pane(server)
+    assert ok(server, "pane.edit_scrollback", {"pane_id": pane}) == {"type": "ok"}
+    record_path = server.root / "editor.json"
+    wait_until(record_path.exists, message="the editor to start")
+    copy = Path(json.loads(record_path.read_text())["path"])
+    assert copy.exists()
+    server.server.stop()
+    assert not copy.exists()
