@@ -23,10 +23,11 @@ from herdr.server.panes import PaneHost, Terminal
 from herdr.server.scrollback_file import remove_quietly, write_private_text
 from herdr.server.wiring import Call
 from herdr.terminal.emulator import Emulator
+from herdr.vocab import ErrorCode
 
 __all__ = ["pane_clear", "pane_edit_scrollback", "pane_link_activate"]
 
-STALE_CONTENT = "stale_content"
+STALE_CONTENT = ErrorCode.STALE_CONTENT.value
 PANE_CLEAR_FAILED = "pane_clear_failed"
 EDIT_SCROLLBACK_FAILED = "edit_scrollback_failed"
 SCROLLBACK_DIR = "scrollback"
