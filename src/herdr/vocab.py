@@ -92,6 +92,7 @@ class ErrorCode(StrEnum):
     PLUGIN_ACTION_NOT_FOUND = "plugin_action_not_found"
     AMBIGUOUS_PLUGIN_ACTION = "ambiguous_plugin_action"
     UNSUPPORTED_EVENT_WAIT_MATCH = "unsupported_event_wait_match"
+    STALE_CONTENT = "stale_content"  # a content_revision/viewport that no longer matches
     SERVER_NOT_RUNNING = "server_not_running"
     PROTOCOL_MISMATCH = "protocol_mismatch"
     STALE_CONTENT = "stale_content"  # protocol 22: a content_revision the pane moved past

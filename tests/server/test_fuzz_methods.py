@@ -67,6 +67,8 @@ EXTRA_CODES = frozenset(
         "pane_split_failed",
         "tab_create_failed",
         "workspace_create_failed",
+        "pane_clear_failed",
+        "edit_scrollback_failed",
     }
 )
 KNOWN_CODES = (protocol.ERROR_CODES | EXTRA_CODES) - {protocol.INTERNAL_ERROR}

@@ -217,6 +217,13 @@ def add_pane(nouns: Nouns) -> None:
 
     close = verb(verbs, "close", "close a pane", "pane.close", _pane)
     close.add_argument("pane_id", metavar="PANE")
+    for name, method, helptext in (
+        ("clear", "pane.clear", "clear a pane's screen and scrollback"),
+        ("edit-scrollback", "pane.edit_scrollback", "open a pane's scrollback in $EDITOR"),
+    ):
+        _target_args(
+            verb(verbs, name, helptext, method, lambda a: {"pane_id": _required_target(a)})
+        )
     rename = verb(
         verbs,
         "rename",

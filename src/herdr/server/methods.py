@@ -10,6 +10,7 @@ from herdr.server import (
     methods_io,
     methods_panes,
     methods_reports,
+    methods_scrollback,
     methods_server,
     methods_workspaces,
 )
@@ -57,6 +58,9 @@ def build_table() -> dict[str, Method]:
         "pane.focus_direction": Method(panes.pane_focus_direction),
         "pane.move": Method(methods_agents.pane_move_ends_waits(panes.pane_move)),
         "pane.process_info": Method(panes.pane_process_info),
+        "pane.link.activate": Method(methods_scrollback.pane_link_activate),
+        "pane.edit_scrollback": Method(methods_scrollback.pane_edit_scrollback),
+        "pane.clear": Method(methods_scrollback.pane_clear),
         "layout.export": Method(panes.layout_export),
         "layout.apply": Method(panes.layout_apply),
         "layout.set_split_ratio": Method(panes.layout_set_split_ratio),

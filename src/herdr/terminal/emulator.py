@@ -51,6 +51,7 @@ MODE_SYNCHRONIZED_OUTPUT = 2026
 
 ReplyCallback = Callable[[bytes], None]
 _SGR_RESET = "\x1b[0m"
+MAX_HYPERLINK_BYTES = 65536
 
 
 class EmulatorError(RuntimeError):
@@ -150,6 +151,8 @@ class Emulator:
         self._scroll_fn: Any = _SCROLL_VIEWPORT
         self._scrollbar: Any = ffi.new("GhosttyTerminalScrollbar*")
         self._grid_ref_fn: Any = _GRID_REF
+        self._link_buf: Any = ffi.new("uint8_t[]", 2048)
+        self._row: Any = ffi.new("GhosttyRow*")
 
         self.osc = OscTracker()
         self.content_seq = 0
@@ -363,6 +366,51 @@ class Emulator:
         return self._format(
             0, self._rows - 1, lib.GHOSTTY_POINT_TAG_VIEWPORT, ansi=False, unwrap=False, trim=True
         )
+
+    # -- links and clearing (pane.link.activate, pane.clear) -----------------------
+
+    def hyperlink_at(self, col: int, row: int) -> str | None:
+        """The OSC 8 URI of viewport cell (``col``, ``row``), or None (no link there).
+
+        URIs are bounded (:data:`MAX_HYPERLINK_BYTES`): a longer one reads as no link.
+        """
+        if not (0 <= col < self._cols and 0 <= row < self._rows) or self.closed:
+            return None
+        self._grid_ref(col, row, lib.GHOSTTY_POINT_TAG_VIEWPORT)
+        n = self._n
+        buf = self._link_buf
+        result = lib.ghostty_grid_ref_hyperlink_uri(self._ref, buf, len(buf), n)
+        if result == lib.GHOSTTY_OUT_OF_SPACE and n[0] <= MAX_HYPERLINK_BYTES:
+            buf = self._link_buf = ffi.new("uint8_t[]", int(n[0]))
+            result = lib.ghostty_grid_ref_hyperlink_uri(self._ref, buf, len(buf), n)
+        if result != lib.GHOSTTY_SUCCESS or n[0] == 0:
+            return None
+        return bytes(ffi.buffer(buf, n[0])).decode("utf-8", "replace")
+
+    def row_wraps(self, row: int) -> bool:
+        """Whether viewport ``row`` soft-wraps into the next one (one long logical line)."""
+        if not 0 <= row < self._rows or self.closed:
+            return False
+        self._grid_ref(0, row, lib.GHOSTTY_POINT_TAG_VIEWPORT)
+        if lib.ghostty_grid_ref_row(self._ref, self._row) != lib.GHOSTTY_SUCCESS:
+            return False
+        if lib.ghostty_row_get(self._row[0], lib.GHOSTTY_ROW_DATA_WRAP, self._bool):
+            return False
+        return bool(self._bool[0])
+
+    def clear_screen_and_history(self) -> bool:
+        """Forget the scrollback and every row above the cursor; the cursor's row (the
+        shell prompt) moves to the top, as a terminal's "clear" action does. Nothing is
+        sent to the program. False (and nothing changes) on the alternate screen."""
+        if self.closed or self.alternate_screen:
+            return False
+        x, y = self.cursor
+        seq = b"\x1b[H" + (b"\x1b[%dM" % y if y else b"")
+        seq += b"\x1b[2;1H\x1b[J\x1b[3J" + b"\x1b[1;%dH" % (x + 1)
+        self.content_seq += 1
+        self.revision += 1
+        lib.ghostty_terminal_vt_write(self._t, seq, len(seq))
+        return True
 
     # -- formatted reads -------------------------------------------------------
 
