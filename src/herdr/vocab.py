@@ -95,7 +95,6 @@ class ErrorCode(StrEnum):
     STALE_CONTENT = "stale_content"  # a content_revision/viewport that no longer matches
     SERVER_NOT_RUNNING = "server_not_running"
     PROTOCOL_MISMATCH = "protocol_mismatch"
-    STALE_CONTENT = "stale_content"  # protocol 22: a content_revision the pane moved past
     INTERNAL_ERROR = "internal_error"
     # herdr for Python extensions (additive): refusals before a request is read, a
     # client's refusal of a foreign server, a client regex out of search time.
