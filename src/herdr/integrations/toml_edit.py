@@ -29,8 +29,14 @@ def check(text: str) -> dict[str, object]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", 0) or 0
-        raise TomlEditError(str(exc), line) from None
+        raise TomlEditError(str(exc), _line_of(str(exc))) from None
+
+
+def _line_of(message: str) -> int:
+    """tomllib says "(at line N, column M)" (``lineno`` exists only from Python 3.14)."""
+    _, found, rest = message.partition("at line ")
+    digits = rest.split(",", 1)[0].strip()
+    return int(digits) if found and digits.isdigit() else 0
 
 
 def _header(line: str) -> str | None:
