@@ -73,7 +73,21 @@ class Capture:
 @pytest.fixture
 def home() -> Iterator[Path]:
     root = Path(tempfile.mkdtemp(prefix="hk", dir="/tmp"))
-    for sub in (".claude", ".codex", ".pi/agent", ".config/opencode"):
+    for sub in (
+        ".claude",
+        ".codex",
+        ".pi/agent",
+        ".config/opencode",
+        ".copilot",
+        ".config/devin",
+        ".factory",
+        ".qoder",
+        ".qwen",
+        ".cursor",
+        ".grok",
+        ".gemini/config",
+        ".kimi-code",
+    ):
         (root / sub).mkdir(parents=True)
     yield root
     shutil.rmtree(root, ignore_errors=True)
@@ -92,10 +106,12 @@ def _hook_env(socket_path: Path | str, pane: str, **extra: str) -> dict[str, str
     return env
 
 
-def _run_hook(script: Path, payload: Any, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def _run_hook(
+    script: Path, payload: Any, env: dict[str, str], action: str = "session"
+) -> subprocess.CompletedProcess[str]:
     stdin = payload if isinstance(payload, str) else json.dumps(payload)
     return subprocess.run(
-        ["bash", str(script), "session"],
+        ["bash", str(script), action],
         input=stdin,
         env=env,
         capture_output=True,
@@ -105,7 +121,21 @@ def _run_hook(script: Path, payload: Any, env: dict[str, str]) -> subprocess.Com
     )
 
 
-SCRIPTS = {"claude": ".claude/hooks/herdr-agent-state.sh", "codex": ".codex/herdr-agent-state.sh"}
+SCRIPTS = {
+    "claude": ".claude/hooks/herdr-agent-state.sh",
+    "codex": ".codex/herdr-agent-state.sh",
+    "copilot": ".copilot/hooks/herdr-agent-state.sh",
+    "devin": ".config/devin/herdr-agent-state.sh",
+    "droid": ".factory/hooks/herdr-agent-state.sh",
+    "qodercli": ".qoder/hooks/herdr-agent-state.sh",
+    "qwen": ".qwen/hooks/herdr-agent-session.sh",
+    "cursor": ".cursor/herdr-agent-state.sh",
+    "grok": ".grok/hooks/herdr-agent-state.sh",
+    "antigravity_cli": ".gemini/config/hooks/herdr-agent-state.sh",
+    "mastracode": ".mastracode/hooks/herdr-agent-state.sh",
+    "kimi": ".kimi-code/hooks/herdr-agent-state.sh",
+}
+AGENT = {"antigravity_cli": "agy"}
 
 # (target, stdin payload, extra env, the params sent (without seq) or None: nothing sent)
 REPORTS = [
@@ -166,6 +196,60 @@ REPORTS = [
         None,
         id="codex-other-event",
     ),
+    pytest.param(
+        "copilot",
+        {"sessionId": "cp-1", "hookEventName": "session_start"},
+        {},
+        {"agent_session_id": "cp-1"},
+        id="copilot-session-start",
+    ),
+    pytest.param(
+        "copilot", {"sessionId": "cp-1", "prompt": "hi"}, {}, None, id="copilot-prompt-payload"
+    ),
+    pytest.param(
+        "devin", {"sessionId": "dv-1"}, {}, {"agent_session_id": "dv-1"}, id="devin-session"
+    ),
+    pytest.param(
+        "droid", {"session_id": "dr-1"}, {}, {"agent_session_id": "dr-1"}, id="droid-session"
+    ),
+    pytest.param(
+        "qodercli", {"session_id": "q-1"}, {}, {"agent_session_id": "q-1"}, id="qoder-session"
+    ),
+    pytest.param(
+        "qwen",
+        {"session_id": "qw-1", "source": "resume"},
+        {},
+        {"agent_session_id": "qw-1", "session_start_source": "resume"},
+        id="qwen-session",
+    ),
+    pytest.param(
+        "cursor",
+        {"conversation_id": "cu-1", "hook_event_name": "sessionStart"},
+        {},
+        {"agent_session_id": "cu-1"},
+        id="cursor-session",
+    ),
+    pytest.param(
+        "cursor",
+        {"conversation_id": "cu-1", "hook_event_name": "stop"},
+        {},
+        None,
+        id="cursor-other-event",
+    ),
+    pytest.param(
+        "grok",
+        {"session_id": "from-stdin"},
+        {"GROK_SESSION_ID": "from-env"},
+        {"agent_session_id": "from-env"},
+        id="grok-env-wins",
+    ),
+    pytest.param(
+        "antigravity_cli",
+        {"conversationId": "ag-1", "transcriptPath": "/tmp/ag.jsonl"},
+        {},
+        {"agent_session_id": "ag-1", "agent_session_path": "/tmp/ag.jsonl"},
+        id="antigravity-session",
+    ),
 ]
 
 
@@ -180,7 +264,8 @@ def test_hook_sends_exactly(
     home = capture.path.parent
     integrations.install(target, {"HOME": str(home)})
     done = _run_hook(home / SCRIPTS[target], payload, _hook_env(capture.path, "w1:p1", **extra))
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    stdout = "{}\n" if target == "antigravity_cli" else ""  # agy reads a JSON answer
+    assert (done.returncode, done.stdout, done.stderr) == (0, stdout, "")
     if sent is None:
         assert capture.lines == []
         return
@@ -190,21 +275,57 @@ def test_hook_sends_exactly(
     assert line["id"].startswith(f"herdr:{target}:")
     params = dict(line["params"])
     assert isinstance(params.pop("seq"), int)
-    base = {"pane_id": "w1:p1", "source": f"herdr:{target}", "agent": target}
+    base = {"pane_id": "w1:p1", "source": f"herdr:{target}", "agent": AGENT.get(target, target)}
     assert params == {**base, **sent}
 
 
-@pytest.mark.parametrize("target", ["claude", "codex"])
+STATE_HOOKS = [
+    pytest.param(target, action, sent, id=f"{target}-{action}")
+    for target in ("mastracode", "kimi")
+    for action, sent in (
+        (
+            "session",
+            (
+                "pane.report_agent_session",
+                {"agent_session_id": "s-1", "session_start_source": "startup"},
+            ),
+        ),
+        ("working", ("pane.report_agent", {"state": "working", "agent_session_id": "s-1"})),
+        ("blocked", ("pane.report_agent", {"state": "blocked", "agent_session_id": "s-1"})),
+        ("idle", ("pane.report_agent", {"state": "idle", "agent_session_id": "s-1"})),
+        ("release", None),
+    )
+]
+
+
+@pytest.mark.parametrize(("target", "action", "sent"), STATE_HOOKS)
+def test_state_hooks_report_their_action(
+    capture: Capture, target: str, action: str, sent: tuple[str, dict[str, Any]] | None
+) -> None:
+    home = capture.path.parent
+    integrations.install(target, {"HOME": str(home), "PATH": "/nonexistent"})
+    env = _hook_env(capture.path, "w1:p1")
+    done = _run_hook(home / SCRIPTS[target], {"session_id": "s-1"}, env, action)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    if sent is None:
+        assert capture.lines == []
+        return
+    wait_until(lambda: capture.lines, 10, message="no report arrived")
+    assert _params(capture) == [sent]
+
+
+@pytest.mark.parametrize("target", sorted(SCRIPTS))
 @pytest.mark.parametrize("gate", ["HERDR_ENV", "HERDR_PANE_ID", "HERDR_SOCKET_PATH"])
 def test_hook_does_nothing_outside_herdr(
     home: Path, capture: Capture, target: str, gate: str
 ) -> None:
-    integrations.install(target, {"HOME": str(home)})
+    integrations.install(target, {"HOME": str(home), "PATH": "/nonexistent"})
     env = _hook_env(capture.path, "w1:p1")
     del env[gate]
-    payload = {"session_id": "s", "transcript_path": "/tmp/t", "hook_event_name": "SessionStart"}
+    payload = {"session_id": "s", "transcript_path": "/tmp/t", "conversationId": "c"}
     done = _run_hook(home / SCRIPTS[target], payload, env)
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    stdout = "{}\n" if target == "antigravity_cli" else ""
+    assert (done.returncode, done.stdout, done.stderr) == (0, stdout, "")
     assert capture.lines == []
 
 

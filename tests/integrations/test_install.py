@@ -44,13 +44,58 @@ CASES = [
     Case("pi", "h/.pi/agent", None, "extensions/herdr-agent-state.ts", None),
     Case("pi", "elsewhere/pi", "PI_CODING_AGENT_DIR", "extensions/herdr-agent-state.ts", None),
     Case("opencode", "h/.config/opencode", None, "plugins/herdr-agent-state.js", "tui.jsonc"),
+    Case("omp", "h/.omp/agent", None, "extensions/herdr-omp-agent-state.ts", None),
+    Case("copilot", "h/.copilot", None, "hooks/herdr-agent-state.sh", "settings.json"),
+    Case(
+        "copilot",
+        "elsewhere/copilot",
+        "COPILOT_HOME",
+        "hooks/herdr-agent-state.sh",
+        "settings.json",
+    ),
+    Case("devin", "h/.config/devin", None, "herdr-agent-state.sh", "config.json"),
+    Case("devin", "xdg/devin", "XDG_CONFIG_HOME", "herdr-agent-state.sh", "config.json"),
+    Case("droid", "h/.factory", None, "hooks/herdr-agent-state.sh", "settings.json"),
+    Case("kimi", "h/.kimi-code", None, "hooks/herdr-agent-state.sh", "config.toml"),
+    Case("kimi", "elsewhere/kimi", "KIMI_CODE_HOME", "hooks/herdr-agent-state.sh", "config.toml"),
+    Case("kilo", "h/.config/kilo", None, "plugin/herdr-agent-state.js", None),
+    Case("qodercli", "h/.qoder", None, "hooks/herdr-agent-state.sh", "settings.json"),
+    Case(
+        "qodercli", "elsewhere/q", "QODER_CONFIG_DIR", "hooks/herdr-agent-state.sh", "settings.json"
+    ),
+    Case("qwen", "h/.qwen", None, "hooks/herdr-agent-session.sh", "settings.json"),
+    Case("qwen", "elsewhere/qwen", "QWEN_HOME", "hooks/herdr-agent-session.sh", "settings.json"),
+    Case("cursor", "h/.cursor", None, "herdr-agent-state.sh", "hooks.json"),
+    Case("cursor", "elsewhere/c", "CURSOR_CONFIG_DIR", "herdr-agent-state.sh", "hooks.json"),
+    Case(
+        "antigravity_cli",
+        "h/.gemini/config",
+        None,
+        "hooks/herdr-agent-state.sh",
+        "hooks.json",
+    ),
+    Case(
+        "antigravity_cli",
+        "elsewhere/agy",
+        "ANTIGRAVITY_CLI_CONFIG_DIR",
+        "hooks/herdr-agent-state.sh",
+        "hooks.json",
+    ),
+    Case("grok", "h/.grok", None, "hooks/herdr-agent-state.sh", "hooks/herdr.json"),
+    Case("grok", "elsewhere/grok", "GROK_HOME", "hooks/herdr-agent-state.sh", "hooks/herdr.json"),
+    Case(
+        "grok", "elsewhere/g2", "GROK_CONFIG_DIR", "hooks/herdr-agent-state.sh", "hooks/herdr.json"
+    ),
 ]
+MASTRACODE = Case("mastracode", "h/.mastracode", None, "hooks/herdr-agent-state.sh", "hooks.json")
 IDS = [f"{c.target}-{c.override or 'default'}" for c in CASES]
 
 
 def _env(root: Path, case: Case) -> dict[str, str]:
     env = {"HOME": str(root / "h"), "PATH": "/nonexistent"}
-    if case.override:
+    if case.override == "XDG_CONFIG_HOME":
+        env[case.override] = str(root / case.agent_dir).removesuffix("/devin")
+    elif case.override:
         env[case.override] = str(root / case.agent_dir)
     return env
 
@@ -101,6 +146,35 @@ def test_uninstall_restores_the_tree(root: Path, case: Case) -> None:
     assert _tree(root) == before
 
 
+def test_mastracode_creates_its_dir_and_owns_only_its_entries(root: Path) -> None:
+    env = _env(root, MASTRACODE)
+    agent = root / MASTRACODE.agent_dir
+    integrations.install("mastracode", env)
+    hooks = json.loads((agent / "hooks.json").read_text())
+    script = agent / MASTRACODE.status_file
+    assert hooks["SessionStart"] == [
+        {
+            "type": "command",
+            "command": _command(script, "session"),
+            "timeout": 10000,
+            "description": "Report MastraCode agent state to Herdr",
+        }
+    ]
+    assert hooks["PermissionRequest"][0]["command"] == _command(script, "blocked")
+    user = {"type": "command", "command": "echo mine"}
+    hooks["PostToolUse"] = [user]
+    hooks["SessionStart"].insert(0, user)
+    (agent / "hooks.json").write_text(json.dumps(hooks, indent=2) + "\n")
+    integrations.uninstall("mastracode", env)
+    assert json.loads((agent / "hooks.json").read_text()) == {
+        "SessionStart": [user],
+        "PostToolUse": [user],
+    }
+    (agent / "hooks.json").write_text('{"SessionStart": {}}')
+    with pytest.raises(IntegrationError, match="hook entries for SessionStart must be an array"):
+        integrations.install("mastracode", env)
+
+
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_missing_agent_dir_is_an_error_that_writes_nothing(root: Path, case: Case) -> None:
     env = _env(root, case)
@@ -120,10 +194,10 @@ def test_older_marker_is_outdated_and_upgraded_in_place(root: Path, case: Case) 
     status_file = agent_dir / case.status_file
     current = status_file.read_text()
     version = BY_NAME[case.target].version
-    status_file.write_text(current.replace(f"VERSION={version}", "VERSION=2"))
+    status_file.write_text(current.replace(f"VERSION={version}", f"VERSION={version - 1}"))
     st = integrations.status(BY_NAME[case.target], env)
     assert st is not None and st.state == markers.OUTDATED
-    assert st.describe() == f"outdated (v2 < v{version})"
+    assert st.describe() == f"outdated (v{version - 1} < v{version})"
     status_file.write_text("#!/bin/sh\n# an old hook without a marker\n")
     st = integrations.status(BY_NAME[case.target], env)
     assert st is not None and st.describe() == f"outdated (legacy < v{version})"
@@ -342,6 +416,38 @@ def test_opencode_invalid_tui_jsonc_writes_no_plugin(root: Path, content: str) -
         integrations.install("opencode", {"HOME": str(root / "h")})
     assert not (agent / "plugins").exists() and not (agent / "herdr-tui-session.js").exists()
     assert (agent / "tui.jsonc").read_text() == content
+
+
+def test_omp_refuses_a_dir_shared_with_pi(root: Path) -> None:
+    shared = root / "shared-agent"
+    (shared / "extensions").mkdir(parents=True)
+    pi_file = shared / "extensions/herdr-agent-state.ts"
+    pi_file.write_text("// HERDR_INTEGRATION_ID=pi\n")
+    env = {"HOME": str(root / "h"), "PI_CODING_AGENT_DIR": str(shared)}
+    with pytest.raises(IntegrationError, match="Pi and OMP resolve to the same extension"):
+        integrations.install("omp", env)
+    assert pi_file.read_text() == "// HERDR_INTEGRATION_ID=pi\n"
+    assert not (shared / "extensions/herdr-omp-agent-state.ts").exists()
+
+
+def test_kimi_version_gate(root: Path) -> None:
+    (root / "h/.kimi-code").mkdir(parents=True)
+    bin_dir = root / "bin"
+    bin_dir.mkdir()
+    kimi = bin_dir / "kimi"
+    env = {"HOME": str(root / "h"), "PATH": str(bin_dir)}
+    kimi.write_text("#!/bin/sh\necho 'kimi, version 0.13.9'\n")
+    kimi.chmod(0o755)
+    with pytest.raises(IntegrationError, match=r"kimi code 0\.13\.9 is too old.*upgrade"):
+        integrations.install("kimi", env)
+    assert not (root / "h/.kimi-code/config.toml").exists()
+    kimi.write_text("#!/bin/sh\necho 'v0.14'\n")
+    messages = integrations.install("kimi", env)
+    assert "requires kimi code 0.14.0 or newer" in messages
+    assert not any(m.startswith("warning:") for m in messages)
+    kimi.unlink()
+    messages = integrations.install("kimi", env)
+    assert any(m.startswith("warning: could not run `kimi --version`") for m in messages)
 
 
 def test_pi_uninstall_keeps_a_user_file_of_the_same_name(root: Path) -> None:

@@ -31,15 +31,21 @@ class HookPlan:
     owned: frozenset[str]
     container: str | None = "hooks"
     jsonc: bool = False
+    direct: bool = False  # event arrays hold the entries themselves, not groups of them
+    key: str = "command"  # the entry field holding the command
+    typed: bool = True  # entries carry "type": "command"
 
+    def ours(self, entry: Any) -> bool:
+        return (
+            isinstance(entry, dict)
+            and (not self.typed or entry.get("type") == "command")
+            and isinstance(entry.get(self.key), str)
+            and entry[self.key] in self.owned
+        )
 
-def _is_ours(entry: Any, owned: frozenset[str]) -> bool:
-    return (
-        isinstance(entry, dict)
-        and entry.get("type") == "command"
-        and isinstance(entry.get("command"), str)
-        and entry["command"] in owned
-    )
+    def expected(self, event: str) -> list[Any]:
+        wanted = self.wanted[event]
+        return [wanted] if self.direct else list(wanted["hooks"])
 
 
 def _events(root: je.Node, plan: HookPlan) -> je.Node | None:
@@ -77,6 +83,26 @@ def _kept(events: je.Node, plan: HookPlan, installing: bool) -> set[int]:
     return kept
 
 
+def _drop_item(
+    text: str,
+    root: je.Node,
+    events: je.Node,
+    plan: HookPlan,
+    installing: bool,
+    *,
+    at: tuple[int, int],
+) -> str:
+    """Remove item ``at`` = (event, index), and the list/map it leaves empty."""
+    event_index, item_index = at
+    array = events.members[event_index].node
+    if len(array.items) > 1:
+        return je.remove_child(text, array, item_index)
+    if len(events.members) > 1 or installing or plan.container is None:
+        return je.remove_child(text, events, event_index)
+    holder = next(i for i, m in enumerate(root.members) if m.node is events)
+    return je.remove_child(text, root, holder)
+
+
 def _removal(
     text: str, root: je.Node, events: je.Node, plan: HookPlan, installing: bool
 ) -> str | None:
@@ -84,22 +110,25 @@ def _removal(
     for event_index, member in enumerate(events.members):
         array = member.node
         for group_index, group in enumerate(array.items):
-            if group.start in kept or not isinstance(group.value, dict):
+            if group.start in kept:
+                continue
+            if plan.direct:
+                if plan.ours(group.value):
+                    at = (event_index, group_index)
+                    return _drop_item(text, root, events, plan, installing, at=at)
+                continue
+            if not isinstance(group.value, dict):
                 continue
             inner = group.member("hooks")
             if inner is None or not isinstance(inner.node.value, list):
                 continue
             for entry_index, entry in enumerate(inner.node.items):
-                if not _is_ours(entry.value, plan.owned):
+                if not plan.ours(entry.value):
                     continue
                 if len(inner.node.items) > 1:
                     return je.remove_child(text, inner.node, entry_index)
-                if len(array.items) > 1:
-                    return je.remove_child(text, array, group_index)
-                if len(events.members) > 1 or installing or plan.container is None:
-                    return je.remove_child(text, events, event_index)
-                holder = next(i for i, m in enumerate(root.members) if m.node is events)
-                return je.remove_child(text, root, holder)
+                at = (event_index, group_index)
+                return _drop_item(text, root, events, plan, installing, at=at)
     return None
 
 
@@ -151,8 +180,12 @@ def strip_ours(value: Any, plan: HookPlan) -> Any:
             continue
         kept_groups = []
         for group in groups:
+            if plan.direct:
+                if not plan.ours(group):
+                    kept_groups.append(group)
+                continue
             if isinstance(group, dict) and isinstance(group.get("hooks"), list):
-                hooks = [h for h in group["hooks"] if not _is_ours(h, plan.owned)]
+                hooks = [h for h in group["hooks"] if not plan.ours(h)]
                 if not hooks:
                     continue
                 kept_groups.append({**group, "hooks": hooks})
@@ -176,8 +209,12 @@ def _ours_by_event(value: Any, plan: HookPlan) -> dict[str, list[Any]]:
         return found
     for event, groups in events.items():
         for group in groups if isinstance(groups, list) else ():
+            if plan.direct:
+                if plan.ours(group):
+                    found.setdefault(event, []).append(group)
+                continue
             if isinstance(group, dict) and isinstance(group.get("hooks"), list):
-                ours = [h for h in group["hooks"] if _is_ours(h, plan.owned)]
+                ours = [h for h in group["hooks"] if plan.ours(h)]
                 if ours:
                     found.setdefault(event, []).extend(ours)
     return found
@@ -188,7 +225,7 @@ def _verify(before: str, after: str, plan: HookPlan, installing: bool) -> None:
     new = je.parse(after, jsonc=plan.jsonc).value
     if strip_ours(old, plan) != strip_ours(new, plan):
         raise ConfigShapeError("could not be updated safely (the edit would change other content)")
-    expected = {e: list(g["hooks"]) for e, g in plan.wanted.items()} if installing else {}
+    expected = {e: plan.expected(e) for e in plan.wanted} if installing else {}
     if _ours_by_event(new, plan) != expected:
         raise ConfigShapeError("could not be updated safely (our entries are not exactly once)")
 

@@ -9,6 +9,7 @@ methods (the server's environment then decides the paths).
 
 from __future__ import annotations
 
+import json
 import posixpath
 import threading
 from collections.abc import Callable, Mapping
@@ -42,11 +43,55 @@ def _owned_commands(script: str) -> frozenset[str]:
     return frozenset({hook_command(script, None), *(hook_command(script, a) for a in ACTIONS)})
 
 
-def _nested_plan(script: str, events: tuple[str, ...], matcher: str | None) -> hook_config.HookPlan:
-    entry = {"type": "command", "command": hook_command(script, "session"), "timeout": 10}
+def _nested_plan(
+    script: str, events: tuple[str, ...], matcher: str | None, timeout: int = 10
+) -> hook_config.HookPlan:
+    entry = {"type": "command", "command": hook_command(script, "session"), "timeout": timeout}
     group: dict[str, object] = {"matcher": matcher} if matcher is not None else {}
     group["hooks"] = [entry]
     return hook_config.HookPlan({e: dict(group) for e in events}, _owned_commands(script))
+
+
+def _copilot_plan(script: str) -> hook_config.HookPlan:
+    entry = {"type": "command", "bash": hook_command(script, None), "timeoutSec": 10}
+    return hook_config.HookPlan(
+        {"SessionStart": entry}, _owned_commands(script), direct=True, key="bash"
+    )
+
+
+def _cursor_plan(script: str) -> hook_config.HookPlan:
+    entry = {"command": hook_command(script, "session")}
+    return hook_config.HookPlan(
+        {"sessionStart": entry}, _owned_commands(script), direct=True, typed=False
+    )
+
+
+MASTRACODE_EVENTS = {
+    "SessionStart": "session",
+    "UserPromptSubmit": "working",
+    "AgentStart": "working",
+    "PreToolUse": "working",
+    "PermissionResult": "working",
+    "SubagentStart": "working",
+    "SubagentEnd": "working",
+    "PermissionRequest": "blocked",
+    "Interrupt": "idle",
+    "AgentEnd": "idle",
+    "Stop": "idle",
+}
+
+
+def _mastracode_plan(script: str) -> hook_config.HookPlan:
+    wanted = {
+        event: {
+            "type": "command",
+            "command": hook_command(script, action),
+            "timeout": 10000,
+            "description": "Report MastraCode agent state to Herdr",
+        }
+        for event, action in MASTRACODE_EVENTS.items()
+    }
+    return hook_config.HookPlan(wanted, _owned_commands(script), container=None, direct=True)
 
 
 @dataclass
@@ -71,16 +116,16 @@ def _apply(edit: _Edit) -> None:
         fs.write_text(edit.path, edit.after)
 
 
-def _json_install(path: str, plan: hook_config.HookPlan) -> _Edit:
+def _json_install(path: str, plan: hook_config.HookPlan, new_file: str = NEW_JSON) -> _Edit:
     before = fs.read_text(path)
     try:
-        after = hook_config.install(NEW_JSON if before is None else before, plan)
+        after = hook_config.install(new_file if before is None else before, plan)
     except (je.JsonEditError, hook_config.ConfigShapeError) as exc:
         raise _parse_error(path, exc) from None
     return _Edit(path, before, after)
 
 
-def _json_uninstall(path: str, plan: hook_config.HookPlan) -> _Edit:
+def _json_uninstall(path: str, plan: hook_config.HookPlan, new_file: str = NEW_JSON) -> _Edit:
     before = fs.read_text(path)
     if before is None:
         return _Edit(path, None, None)
@@ -88,7 +133,7 @@ def _json_uninstall(path: str, plan: hook_config.HookPlan) -> _Edit:
         after: str | None = hook_config.uninstall(before, plan)
     except (je.JsonEditError, hook_config.ConfigShapeError) as exc:
         raise _parse_error(path, exc) from None
-    if after == NEW_JSON and before != NEW_JSON:
+    if after == new_file and before != new_file:
         after = None  # only our entries were in it: the file we created goes again
     return _Edit(path, before, after)
 
@@ -135,8 +180,12 @@ class HookIntegration(Integration):
         script: str,
         settings: str,
         events: tuple[str, ...],
-        matcher: str | None,
+        matcher: str | None = None,
         settings_word: str = "settings",
+        timeout: int = 10,
+        plan: Callable[[str], hook_config.HookPlan] | None = None,
+        new_file: str = NEW_JSON,
+        create_dir: bool = False,
     ) -> None:
         super().__init__(target)
         self.script = script
@@ -144,13 +193,20 @@ class HookIntegration(Integration):
         self.events = events
         self.matcher = matcher
         self.settings_word = settings_word
+        self.timeout = timeout
+        self.plan_builder = plan
+        self.new_file = new_file
+        self.create_dir = create_dir
 
     def paths(self, env: Mapping[str, str]) -> Paths:
         directory = config_dir(self.target, env)
         return Paths(directory, posixpath.join(directory, self.script))
 
     def plan(self, directory: str) -> hook_config.HookPlan:
-        return _nested_plan(posixpath.join(directory, self.script), self.events, self.matcher)
+        script = posixpath.join(directory, self.script)
+        if self.plan_builder is not None:
+            return self.plan_builder(script)
+        return _nested_plan(script, self.events, self.matcher, self.timeout)
 
     def extra_install(self, directory: str) -> list[tuple[_Edit, str]]:
         return []
@@ -161,9 +217,11 @@ class HookIntegration(Integration):
     def install(self, env: Mapping[str, str]) -> list[str]:
         t = self.target
         p = self.paths(env)
+        if self.create_dir:
+            fs.make_dir(p.directory)
         fs.require_own_dir(p.directory, self.missing(p.directory))
         settings = posixpath.join(p.directory, self.settings)
-        edit = _json_install(settings, self.plan(p.directory))
+        edit = _json_install(settings, self.plan(p.directory), self.new_file)
         extra = self.extra_install(p.directory)
         fs.make_dir(posixpath.dirname(p.status_file))
         fs.write_owned(p.status_file, asset(t.name, posixpath.basename(self.script)), 0o755)
@@ -181,7 +239,7 @@ class HookIntegration(Integration):
         t = self.target
         p = self.paths(env)
         settings = posixpath.join(p.directory, self.settings)
-        edit = _json_uninstall(settings, self.plan(p.directory))
+        edit = _json_uninstall(settings, self.plan(p.directory), self.new_file)
         extra = self.extra_uninstall(p.directory)
         removed = fs.remove(p.status_file)
         messages = [
@@ -235,14 +293,287 @@ class CodexIntegration(HookIntegration):
         ]
 
 
+class DroidIntegration(HookIntegration):
+    """Droid also had herdr entries in a legacy ``hooks.json``: cleaned, never created."""
+
+    def _legacy(self, directory: str) -> list[tuple[_Edit, str, str]]:
+        path = posixpath.join(directory, "hooks.json")
+        before = fs.read_text(path)
+        if before is None:
+            return []
+        plan = self.plan(directory)
+        try:
+            after = hook_config.uninstall(before, plan)
+        except (je.JsonEditError, hook_config.ConfigShapeError) as exc:
+            raise _parse_error(path, exc) from None
+        edit = _Edit(path, before, after)
+        return [(edit, f"removed legacy herdr droid hook entries from {path}", "")]
+
+    def extra_install(self, directory: str) -> list[tuple[_Edit, str]]:
+        return [(edit, msg) for edit, msg, _ in self._legacy(directory) if edit.changed]
+
+    def extra_uninstall(self, directory: str) -> list[tuple[_Edit, str, str]]:
+        return [item for item in self._legacy(directory) if item[0].changed]
+
+
+class CursorIntegration(HookIntegration):
+    """Cursor's ``hooks.json`` needs ``"version": 1``; we add it when it is missing."""
+
+    def install(self, env: Mapping[str, str]) -> list[str]:
+        p = self.paths(env)
+        settings = posixpath.join(p.directory, self.settings)
+        before = fs.read_text(settings) if posixpath.isdir(p.directory) else None
+        if before is not None:
+            try:
+                root = je.parse(before)
+                if isinstance(root.value, dict) and "version" not in root.value:
+                    with_version = je.add_member(before, root, "version", 1)
+                    if je.parse(with_version).value != {**root.value, "version": 1}:
+                        raise hook_config.ConfigShapeError("could not add version safely")
+                    hook_config.install(with_version, self.plan(p.directory))  # dry run first
+                    fs.write_text(settings, with_version)
+            except (je.JsonEditError, hook_config.ConfigShapeError) as exc:
+                raise _parse_error(settings, exc) from None
+        messages = super().install(env)
+        messages[1] = f"updated cursor hooks at {settings}"
+        return messages
+
+
+class AntigravityIntegration(HookIntegration):
+    """``hooks.json`` is keyed by hook name; the ``herdr`` block is ours, whole."""
+
+    BLOCK = "herdr"
+
+    def _block(self, directory: str) -> dict[str, object]:
+        command = hook_command(posixpath.join(directory, self.script), "session")
+        return {"PreInvocation": [{"type": "command", "command": command, "timeout": 10}]}
+
+    def _edit(self, path: str, directory: str, installing: bool) -> _Edit:
+        before = fs.read_text(path)
+        text = NEW_JSON if before is None else before
+        try:
+            root = je.parse(text)
+            if not isinstance(root.value, dict):
+                raise hook_config.ConfigShapeError("must be a JSON object")
+            member = root.member(self.BLOCK)
+            block = self._block(directory)
+            after: str | None = text
+            if installing and member is None:
+                after = je.add_member(text, root, self.BLOCK, block)
+            elif installing and member is not None and member.node.value != block:
+                after = je.replace_value(text, member.node, block)
+            elif not installing and member is not None:
+                index = root.members.index(member)
+                after = je.remove_child(text, root, index)
+            assert after is not None
+            new = je.parse(after).value
+            old = dict(root.value)
+            old.pop(self.BLOCK, None)
+            rest = dict(new)
+            got = rest.pop(self.BLOCK, None)
+            if rest != old or got != (block if installing else None):
+                raise hook_config.ConfigShapeError("could not be updated safely")
+        except (je.JsonEditError, hook_config.ConfigShapeError) as exc:
+            raise _parse_error(path, exc) from None
+        if not installing and before is not None and after == NEW_JSON != before:
+            after = None
+        if before is None and not installing:
+            after = None
+        return _Edit(path, before, after)
+
+    def install(self, env: Mapping[str, str]) -> list[str]:
+        p = self.paths(env)
+        fs.require_own_dir(p.directory, self.missing(p.directory))
+        path = posixpath.join(p.directory, self.settings)
+        edit = self._edit(path, p.directory, True)
+        fs.make_dir(posixpath.dirname(p.status_file))
+        fs.write_owned(p.status_file, asset(self.target.name, "herdr-agent-state.sh"), 0o755)
+        _apply(edit)
+        label = self.target.label
+        return [
+            f"installed {label} integration hook to {p.status_file}",
+            f"ensured {label} hooks at {path}",
+        ]
+
+    def uninstall(self, env: Mapping[str, str]) -> list[str]:
+        p = self.paths(env)
+        path = posixpath.join(p.directory, self.settings)
+        edit = self._edit(path, p.directory, False)
+        label = self.target.label
+        removed = fs.remove(p.status_file)
+        _apply(edit)
+        return [
+            f"removed {label} hook at {p.status_file}"
+            if removed
+            else f"no {label} hook found at {p.status_file}",
+            f"removed herdr {label} hook entries from {path}"
+            if edit.changed
+            else f"no herdr {label} hook entries found in {path}",
+        ]
+
+
+class GrokIntegration(HookIntegration):
+    """Grok merges every ``hooks/*.json``: ``hooks/herdr.json`` is wholly ours."""
+
+    CONFIG = "hooks/herdr.json"
+
+    def _config(self, directory: str) -> dict[str, object]:
+        command = hook_command(posixpath.join(directory, self.script), "session", shell="sh")
+        entry = {"type": "command", "command": command, "timeout": 10}
+        return {"hooks": {"SessionStart": [{"hooks": [entry]}]}}
+
+    def config_ok(self, env: Mapping[str, str]) -> bool:
+        directory = self.paths(env).directory
+        try:
+            text = fs.read_text(posixpath.join(directory, self.CONFIG))
+            return text is not None and je.parse(text).value == self._config(directory)
+        except (IntegrationError, je.JsonEditError):
+            return False
+
+    def install(self, env: Mapping[str, str]) -> list[str]:
+        p = self.paths(env)
+        fs.require_own_dir(p.directory, self.missing(p.directory))
+        fs.make_dir(posixpath.dirname(p.status_file))
+        fs.write_owned(p.status_file, asset("grok", "herdr-agent-state.sh"), 0o755)
+        config = posixpath.join(p.directory, self.CONFIG)
+        fs.write_owned(config, json.dumps(self._config(p.directory), indent=2) + "\n", 0o644)
+        return [
+            f"installed grok integration hook to {p.status_file}",
+            f"registered grok hook config at {config}",
+        ]
+
+    def uninstall(self, env: Mapping[str, str]) -> list[str]:
+        p = self.paths(env)
+        config = posixpath.join(p.directory, self.CONFIG)
+        hook = fs.remove(p.status_file)
+        conf = fs.remove(config)
+        return [
+            f"removed grok hook at {p.status_file}"
+            if hook
+            else f"no grok hook found at {p.status_file}",
+            f"removed grok hook config at {config}"
+            if conf
+            else f"no grok hook config found at {config}",
+        ]
+
+
+KIMI_MIN = (0, 14, 0)
+
+
+def parse_kimi_version(output: str) -> tuple[int, int, int] | None:
+    """``kimi --version`` → (major, minor, patch): the first token, ``v`` stripped."""
+    for word in output.split():
+        parts = word.removeprefix("v").split(".")
+        if len(parts) < 2 or not parts[0].isdigit() or not parts[1].isdigit():
+            continue
+        patch = ""
+        for ch in parts[2] if len(parts) > 2 else "":
+            if not ch.isdigit():
+                break
+            patch += ch
+        return int(parts[0]), int(parts[1]), int(patch or 0)
+    return None
+
+
+class KimiIntegration(HookIntegration):
+    """A managed ``[[hooks]]`` block in ``config.toml``; needs Kimi Code 0.14.0 or newer."""
+
+    def _probe(self, env: Mapping[str, str]) -> str | None:
+        """A warning, or None; raises when the installed Kimi is too old."""
+        import shutil
+        import subprocess
+
+        found = shutil.which("kimi", path=env.get("PATH", ""))
+        if found is None:
+            return "warning: could not run `kimi --version` (kimi is not on PATH)"
+        try:
+            done = subprocess.run(
+                [found, "--version"],
+                capture_output=True,
+                text=True,
+                timeout=5,
+                check=False,
+                env=dict(env),
+                stdin=subprocess.DEVNULL,
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            return f"warning: could not run `kimi --version` ({exc})"
+        version = parse_kimi_version(done.stdout) if done.returncode == 0 else None
+        if version is None:
+            return "warning: could not parse the kimi code version from `kimi --version`"
+        if version < KIMI_MIN:
+            have = ".".join(map(str, version))
+            raise IntegrationError(
+                f"kimi code {have} is too old: herdr hooks require kimi code 0.14.0 or newer. "
+                "upgrade kimi code, then re-run install"
+            )
+        return None
+
+    def _commands(self, directory: str) -> dict[str, str]:
+        script = posixpath.join(directory, self.script)
+        return {a: hook_command(script, a) for a in ("session", "working", "blocked", "idle")}
+
+    def install(self, env: Mapping[str, str]) -> list[str]:
+        warning = self._probe(env)
+        p = self.paths(env)
+        fs.require_own_dir(p.directory, self.missing(p.directory))
+        config = posixpath.join(p.directory, "config.toml")
+        before = fs.read_text(config)
+        text = before or ""
+        nl = "\r\n" if "\r\n" in text else "\n"
+        try:
+            after = toml_edit.set_kimi_block(
+                text, toml_edit.kimi_block(self._commands(p.directory), nl)
+            )
+        except toml_edit.TomlEditError as exc:
+            raise _parse_error(config, exc) from None
+        fs.make_dir(posixpath.dirname(p.status_file))
+        fs.write_owned(p.status_file, asset("kimi", "herdr-agent-state.sh"), 0o755)
+        _apply(_Edit(config, before, after))
+        messages = [
+            f"installed kimi integration hook to {p.status_file}",
+            f"ensured kimi config at {config}",
+            "requires kimi code 0.14.0 or newer",
+        ]
+        return [*messages, warning] if warning else messages
+
+    def uninstall(self, env: Mapping[str, str]) -> list[str]:
+        p = self.paths(env)
+        config = posixpath.join(p.directory, "config.toml")
+        before = fs.read_text(config)
+        edit: _Edit | None = None
+        if before is not None:
+            try:
+                after: str | None = toml_edit.remove_kimi_block(before)
+            except toml_edit.TomlEditError as exc:
+                raise _parse_error(config, exc) from None
+            edit = _Edit(config, before, None if after == "" and before != "" else after)
+        removed = fs.remove(p.status_file)
+        messages = [
+            f"removed kimi hook at {p.status_file}"
+            if removed
+            else f"no kimi hook found at {p.status_file}"
+        ]
+        if edit is not None and edit.changed:
+            _apply(edit)
+            messages.append(f"removed herdr kimi hook entries from {config}")
+        else:
+            messages.append(f"no herdr kimi hook entries found in {config}")
+        return messages
+
+
 class PiIntegration(Integration):
     """A TypeScript extension in ``<agent dir>/extensions``; no config edit."""
 
     FILE = "herdr-agent-state.ts"
 
+    def __init__(self, target: Target, file: str = FILE) -> None:
+        super().__init__(target)
+        self.file = file
+
     def paths(self, env: Mapping[str, str]) -> Paths:
         directory = posixpath.join(config_dir(self.target, env), "extensions")
-        return Paths(directory, posixpath.join(directory, self.FILE))
+        return Paths(directory, posixpath.join(directory, self.file))
 
     def install(self, env: Mapping[str, str]) -> list[str]:
         p = self.paths(env)
@@ -250,7 +581,7 @@ class PiIntegration(Integration):
         fs.require_own_dir(agent_dir, self.missing(p.directory))
         fs.make_dir(p.directory)
         fs.require_own_dir(p.directory, self.missing(p.directory))
-        fs.write_owned(p.status_file, asset(self.target.name, self.FILE), 0o644)
+        fs.write_owned(p.status_file, asset(self.target.name, self.file), 0o644)
         return [f"installed {self.target.label} integration to {p.status_file}"]
 
     def uninstall(self, env: Mapping[str, str]) -> list[str]:
@@ -261,6 +592,50 @@ class PiIntegration(Integration):
         if fs.remove(p.status_file):
             return [f"removed {self.target.label} integration extension at {p.status_file}"]
         return [f"no {self.target.label} integration extension found at {p.status_file}"]
+
+
+class OmpIntegration(PiIntegration):
+    """Like Pi, in omp's own agent dir; a herdr Pi extension left there is removed."""
+
+    def install(self, env: Mapping[str, str]) -> list[str]:
+        p = self.paths(env)
+        pi_dir = INTEGRATIONS["pi"].paths(env).directory
+        if posixpath.normpath(pi_dir) == posixpath.normpath(p.directory):
+            raise IntegrationError(
+                f"Pi and OMP resolve to the same extension directory at {p.directory}; "
+                "configure separate agent directories before installing OMP"
+            )
+        messages = super().install(env)
+        legacy = posixpath.join(p.directory, PiIntegration.FILE)
+        text = fs.read_text(legacy) if fs.is_regular(legacy) else None
+        if text is not None and "HERDR_INTEGRATION_ID=pi" in text and fs.remove(legacy):
+            messages.append(
+                f"removed legacy pi integration from omp extension directory at {legacy}"
+            )
+        return messages
+
+
+class KiloIntegration(Integration):
+    """One JS plugin in ``~/.config/kilo/plugin``; no config edit."""
+
+    FILE = "plugin/herdr-agent-state.js"
+
+    def paths(self, env: Mapping[str, str]) -> Paths:
+        directory = config_dir(self.target, env)
+        return Paths(directory, posixpath.join(directory, self.FILE))
+
+    def install(self, env: Mapping[str, str]) -> list[str]:
+        p = self.paths(env)
+        fs.require_own_dir(p.directory, self.missing(p.directory))
+        fs.make_dir(posixpath.dirname(p.status_file))
+        fs.write_owned(p.status_file, asset("kilo", "herdr-agent-state.js"), 0o644)
+        return [f"installed kilo integration plugin to {p.status_file}"]
+
+    def uninstall(self, env: Mapping[str, str]) -> list[str]:
+        p = self.paths(env)
+        if fs.remove(p.status_file):
+            return [f"removed kilo integration plugin at {p.status_file}"]
+        return [f"no kilo integration plugin found at {p.status_file}"]
 
 
 class OpenCodeIntegration(Integration):
@@ -343,6 +718,8 @@ def _registry() -> dict[str, Integration]:
     by = {t.name: t for t in TARGETS}
     return {
         "pi": PiIntegration(by["pi"]),
+        "omp": OmpIntegration(by["omp"], "herdr-omp-agent-state.ts"),
+        "kilo": KiloIntegration(by["kilo"]),
         "claude": HookIntegration(
             by["claude"],
             script="hooks/herdr-agent-state.sh",
@@ -359,6 +736,78 @@ def _registry() -> dict[str, Integration]:
             settings_word="hooks",
         ),
         "opencode": OpenCodeIntegration(by["opencode"]),
+        "copilot": HookIntegration(
+            by["copilot"],
+            script="hooks/herdr-agent-state.sh",
+            settings="settings.json",
+            events=("SessionStart",),
+            plan=_copilot_plan,
+        ),
+        "devin": HookIntegration(
+            by["devin"],
+            script="herdr-agent-state.sh",
+            settings="config.json",
+            events=(
+                "SessionStart",
+                "UserPromptSubmit",
+                "PreToolUse",
+                "PostToolUse",
+                "PermissionRequest",
+                "Stop",
+            ),
+            settings_word="config",
+        ),
+        "droid": DroidIntegration(
+            by["droid"],
+            script="hooks/herdr-agent-state.sh",
+            settings="settings.json",
+            events=("SessionStart",),
+            settings_word="hooks",
+        ),
+        "qodercli": HookIntegration(
+            by["qodercli"],
+            script="hooks/herdr-agent-state.sh",
+            settings="settings.json",
+            events=("SessionStart",),
+            matcher="*",
+        ),
+        "qwen": HookIntegration(
+            by["qwen"],
+            script="hooks/herdr-agent-session.sh",
+            settings="settings.json",
+            events=("SessionStart",),
+            matcher="*",
+            timeout=10000,
+        ),
+        "cursor": CursorIntegration(
+            by["cursor"],
+            script="herdr-agent-state.sh",
+            settings="hooks.json",
+            events=("sessionStart",),
+            plan=_cursor_plan,
+            new_file='{\n  "version": 1\n}\n',
+        ),
+        "mastracode": HookIntegration(
+            by["mastracode"],
+            script="hooks/herdr-agent-state.sh",
+            settings="hooks.json",
+            events=tuple(MASTRACODE_EVENTS),
+            plan=_mastracode_plan,
+            settings_word="hooks",
+            create_dir=True,
+        ),
+        "antigravity_cli": AntigravityIntegration(
+            by["antigravity_cli"],
+            script="hooks/herdr-agent-state.sh",
+            settings="hooks.json",
+            events=("PreInvocation",),
+        ),
+        "kimi": KimiIntegration(
+            by["kimi"], script="hooks/herdr-agent-state.sh", settings="", events=()
+        ),
+        "grok": GrokIntegration(
+            by["grok"], script="hooks/herdr-agent-state.sh", settings="", events=()
+        ),
     }
 
 

@@ -122,3 +122,86 @@ def _checked(text: str) -> str:
     if not isinstance(features, dict) or features.get("hooks") is not True:
         raise TomlEditError("could not enable [features] hooks safely")
     return text
+
+
+# --- Kimi Code: a managed block of [[hooks]] tables ------------------------------------
+
+KIMI_BEGIN = "# >>> herdr kimi integration"
+KIMI_END = "# <<< herdr kimi integration"
+KIMI_ENTRIES: tuple[tuple[str, str | None, str], ...] = (
+    ("SessionStart", None, "session"),
+    ("UserPromptSubmit", None, "working"),
+    ("PreToolUse", "^(?!AskUserQuestion$).*$", "working"),
+    ("PreToolUse", "^AskUserQuestion$", "blocked"),
+    ("PostToolUse", "^AskUserQuestion$", "working"),
+    ("PostToolUseFailure", "^AskUserQuestion$", "working"),
+    ("SubagentStart", None, "working"),
+    ("PreCompact", None, "working"),
+    ("PermissionRequest", None, "blocked"),
+    ("PermissionResult", None, "working"),
+    ("Stop", None, "idle"),
+    ("Interrupt", None, "idle"),
+)
+
+
+def _basic(value: str) -> str:
+    """A TOML basic string (JSON's escapes are all valid TOML escapes)."""
+    import json
+
+    return json.dumps(value, ensure_ascii=False)
+
+
+def kimi_block(commands: dict[str, str], nl: str = "\n") -> str:
+    """The managed block; ``commands`` maps an action to its exact hook command."""
+    lines = [KIMI_BEGIN]
+    for event, matcher, action in KIMI_ENTRIES:
+        lines.append("[[hooks]]")
+        lines.append(f"event = {_basic(event)}")
+        if matcher is not None:
+            lines.append(f"matcher = {_basic(matcher)}")
+        lines.append(f"command = {_basic(commands[action])}")
+        lines.append("timeout = 10")
+        lines.append("")
+    lines.append(KIMI_END)
+    return nl.join(lines) + nl
+
+
+def _without_block(text: str) -> tuple[str, bool]:
+    lines = text.splitlines(keepends=True)
+    out: list[str] = []
+    inside = found = False
+    for line in lines:
+        if not inside and line.strip() == KIMI_BEGIN:
+            inside = found = True
+            continue
+        if inside:
+            if line.strip() == KIMI_END:
+                inside = False
+            continue
+        out.append(line)
+    return "".join(out), found
+
+
+def set_kimi_block(text: str, block: str) -> str:
+    check(text)
+    rest, _ = _without_block(text)
+    nl = "\r\n" if "\r\n" in text else "\n"
+    rest = rest.rstrip("\r\n")
+    after = (rest + nl + nl if rest else "") + block
+    doc = check(after)
+    hooks = doc.get("hooks")
+    ours = [h for h in hooks if isinstance(h, dict)] if isinstance(hooks, list) else []
+    if len(ours) < len(KIMI_ENTRIES):
+        raise TomlEditError("could not add the herdr kimi hooks safely")
+    return text if after == text else after
+
+
+def remove_kimi_block(text: str) -> str:
+    rest, found = _without_block(text)
+    if not found:
+        return text
+    nl = "\r\n" if "\r\n" in text else "\n"
+    rest = rest.rstrip("\r\n")
+    result = rest + nl if rest else ""
+    check(result)
+    return result
