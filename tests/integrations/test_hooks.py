@@ -13,6 +13,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -362,6 +363,53 @@ def test_hook_reports_to_a_real_server(herdr_server: ServerHandle, target: str) 
         "kind": "id",
         "value": f"{target}-sess-1",
     }
+
+
+HERMES_DRIVER = """
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("herdr_hermes_plugin", sys.argv[1])
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+hooks = {}
+class Ctx:
+    def register_hook(self, name, fn):
+        hooks[name] = fn
+mod.register(Ctx())
+hooks["on_session_start"](session_id="h-1", platform="cli")
+hooks["on_session_start"](session_id="h-2", platform="telegram")
+hooks["on_session_reset"](session_id="h-3", platform="tui")
+hooks["pre_llm_call"](session_id="h-4", platform="tui")
+hooks["pre_llm_call"](session_id="h-5", platform="cli")
+"""
+
+
+@pytest.mark.parametrize("inside", [True, False], ids=["in-herdr", "outside"])
+def test_hermes_plugin_reports_interactive_sessions(
+    home: Path, capture: Capture, inside: bool
+) -> None:
+    (home / ".hermes").mkdir()
+    integrations.install("hermes", {"HOME": str(home)})
+    plugin = home / ".hermes/plugins/herdr-agent-state/__init__.py"
+    env = _hook_env(capture.path, "w1:p1")
+    if not inside:
+        del env["HERDR_ENV"]
+    done = subprocess.run(
+        [sys.executable, "-c", HERMES_DRIVER, str(plugin)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    if not inside:
+        assert capture.lines == []
+        return
+    wait_until(lambda: len(capture.lines) >= 3, 10)
+    assert _params(capture) == [
+        ("pane.report_agent_session", {"agent_session_id": s, "session_start_source": src})
+        for s, src in (("h-1", "startup"), ("h-3", "new"), ("h-5", "resume"))
+    ]
 
 
 # --- the JS/TS plugins, driven by Node with the agent's API faked --------------------------

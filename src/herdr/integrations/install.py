@@ -9,7 +9,9 @@ methods (the server's environment then decides the paths).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import posixpath
 import threading
 from collections.abc import Callable, Mapping
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 from importlib.resources import files as resources
 
 from herdr.integrations import files as fs
-from herdr.integrations import hook_config, markers, plugin_list, toml_edit
+from herdr.integrations import hook_config, markers, plugin_list, toml_edit, yaml_edit
 from herdr.integrations import json_edit as je
 from herdr.integrations.files import IntegrationError
 from herdr.integrations.targets import TARGETS, NoHomeError, Target, config_dir, hook_command
@@ -638,6 +640,71 @@ class KiloIntegration(Integration):
         return [f"no kilo integration plugin found at {p.status_file}"]
 
 
+class HermesIntegration(Integration):
+    """A Python plugin dir plus its name in ``config.yaml``'s ``plugins.enabled``."""
+
+    DIR = "plugins/herdr-agent-state"
+
+    def paths(self, env: Mapping[str, str]) -> Paths:
+        directory = config_dir(self.target, env)
+        return Paths(directory, posixpath.join(directory, self.DIR, "__init__.py"))
+
+    def _config(self, directory: str) -> tuple[str, str | None]:
+        path = posixpath.join(directory, "config.yaml")
+        return path, fs.read_text(path)
+
+    def install(self, env: Mapping[str, str]) -> list[str]:
+        p = self.paths(env)
+        fs.require_own_dir(p.directory, self.missing(p.directory))
+        config, before = self._config(p.directory)
+        try:
+            after = yaml_edit.enable(before or "")
+        except yaml_edit.YamlEditError as exc:
+            where = f"{config}:{exc.line}" if exc.line else config
+            raise IntegrationError(f"failed to parse {where}: {exc}") from None
+        plugin_dir = posixpath.dirname(p.status_file)
+        fs.make_dir(plugin_dir)
+        fs.write_owned(
+            posixpath.join(plugin_dir, "plugin.yaml"), asset("hermes", "plugin.yaml"), 0o644
+        )
+        fs.write_owned(p.status_file, asset("hermes", "__init__.py"), 0o644)
+        _apply(_Edit(config, before, after))
+        return [
+            f"installed hermes integration plugin to {plugin_dir}",
+            f"enabled hermes plugin in {config}",
+            "restart hermes to load the plugin",
+        ]
+
+    def uninstall(self, env: Mapping[str, str]) -> list[str]:
+        p = self.paths(env)
+        config, before = self._config(p.directory)
+        plugin_dir = posixpath.dirname(p.status_file)
+        removed = [fs.remove(posixpath.join(plugin_dir, n)) for n in ("plugin.yaml", "__init__.py")]
+        cache = posixpath.join(plugin_dir, "__pycache__")
+        if posixpath.isdir(cache):
+            import shutil
+
+            shutil.rmtree(cache, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            os.rmdir(plugin_dir)
+        messages = [
+            f"removed hermes integration plugin at {plugin_dir}"
+            if any(removed)
+            else f"no hermes integration plugin found at {plugin_dir}"
+        ]
+        if before is not None:
+            after: str | None = yaml_edit.disable(before)
+            if after == "" and before != "":
+                after = None
+            edit = _Edit(config, before, after)
+            _apply(edit)
+            if edit.changed:
+                messages.append(f"disabled hermes plugin in {config}")
+                return messages
+        messages.append(f"no herdr hermes plugin entry found in {config}")
+        return messages
+
+
 class OpenCodeIntegration(Integration):
     """A server plugin, a TUI plugin and the TUI plugin's entry in ``tui.jsonc``."""
 
@@ -720,6 +787,7 @@ def _registry() -> dict[str, Integration]:
         "pi": PiIntegration(by["pi"]),
         "omp": OmpIntegration(by["omp"], "herdr-omp-agent-state.ts"),
         "kilo": KiloIntegration(by["kilo"]),
+        "hermes": HermesIntegration(by["hermes"]),
         "claude": HookIntegration(
             by["claude"],
             script="hooks/herdr-agent-state.sh",
