@@ -320,12 +320,14 @@ def _delete(text: str, container: Node, spans: list[tuple[int, int]], index: int
         return text[:start] + text[j:]
     prev_end = spans[index - 1][1]
     comma = text.index(",", prev_end)
-    # keep anything (comments) between the previous child and its comma
-    return (
-        text[:comma] + text[end:]
-        if text[comma + 1 : start].strip() == ""
-        else (text[:start] + text[end:])
-    )
+    if text[comma + 1 : start].strip() == "":
+        return text[:comma] + text[end:]
+    # a comment sits between the previous child and us: keep it (and the JSONC comma)
+    line_start = text.rfind("\n", 0, start) + 1
+    if line_start > 0 and text[line_start:start].strip() == "":
+        cut = line_start - 2 if text[line_start - 2 : line_start] == "\r\n" else line_start - 1
+        return text[:cut] + text[end:]
+    return text[:start] + text[end:]
 
 
 def _spans(node: Node) -> list[tuple[int, int]]:
