@@ -573,3 +573,27 @@ def test_plugin_state_reaches_a_real_server(
         return record.get("agent") == target and record["agent_status"] == "working"
 
     wait_until(working, 20, message=f"{target} state never reached the pane")
+
+
+def test_the_command_in_settings_runs_the_hook_even_with_quotes_in_the_path(
+    capture: Capture,
+) -> None:
+    """What the agent actually runs is the command string from its settings, through a shell."""
+    home = capture.path.parent
+    odd = home / 'it\'s a "dir" $HOME'
+    odd.mkdir()
+    integrations.install("claude", {"HOME": str(home), "CLAUDE_CONFIG_DIR": str(odd)})
+    settings = json.loads((odd / "settings.json").read_text())
+    command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    done = subprocess.run(
+        ["sh", "-c", command],
+        input=json.dumps({"session_id": "q-1"}),
+        env=_hook_env(capture.path, "w1:p1"),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    wait_until(lambda: capture.lines, 10, message="no report arrived")
+    assert capture.lines[0]["params"]["agent_session_id"] == "q-1"

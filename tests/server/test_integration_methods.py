@@ -4,12 +4,13 @@ herdr's published protocol-22 schema; paths come from the server's own environme
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
 
 from herdr.integrations.targets import TARGETS
-from herdr_testing import HerdrEnv, ServerHandle
+from herdr_testing import HerdrEnv, ServerHandle, wait_until
 from herdr_testing.fake_env import code, ok
 from herdr_testing.schema22 import assert_valid_response
 
@@ -108,3 +109,39 @@ def test_bad_params_get_one_answer(
         assert len(replies) == 1
         assert json.loads(replies[0])["error"]["code"] == expected
     assert not (Path(server.env["HOME"]) / ".claude" / "hooks").exists()
+
+
+def test_other_requests_are_answered_while_an_install_waits(herdr_env: HerdrEnv) -> None:
+    """File and process work runs off the event loop: a ping is answered while the kimi
+    version probe of an install is still running."""
+    home = Path(herdr_env.env["HOME"])
+    (home / ".kimi-code").mkdir()
+    bin_dir = herdr_env.root / "bin"
+    bin_dir.mkdir()
+    go = herdr_env.root / "go"
+    started = herdr_env.root / "started"
+    kimi = bin_dir / "kimi"
+    kimi.write_text(
+        f"#!/bin/sh\ntouch '{started}'\nwhile [ ! -e '{go}' ]; do sleep 0.05; done\necho 0.15.0\n"
+    )
+    kimi.chmod(0o755)
+    server = herdr_env.start_server(env={"PATH": f"{bin_dir}:{herdr_env.env['PATH']}"})
+    held = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    held.settimeout(30)
+    held.connect(str(server.socket_path))
+    try:
+        request = {"id": "i1", "method": "integration.install", "params": {"target": "kimi"}}
+        held.sendall(json.dumps(request).encode() + b"\n")
+        wait_until(started.exists, 20, message="the install never ran kimi --version")
+        assert server.request("ping", {})["result"]["type"] == "pong"
+        go.touch()
+        reply = b""
+        while not reply.endswith(b"\n"):
+            chunk = held.recv(65536)
+            assert chunk, "the server closed the connection"
+            reply += chunk
+    finally:
+        held.close()
+    resp = json.loads(reply)
+    assert_valid_response(resp)
+    assert "requires kimi code 0.14.0 or newer" in resp["result"]["details"]["messages"]
