@@ -547,3 +547,19 @@ def test_no_home_is_an_error() -> None:
 
 def test_every_target_is_implemented() -> None:
     assert [n for n in BY_NAME if not integrations.supported(n)] == []
+
+
+def test_availability_is_an_executable_on_path_or_codex_standalone(root: Path) -> None:
+    bin_dir = root / "bin"
+    bin_dir.mkdir()
+    for name, mode in (("claude", 0o755), ("pi", 0o644)):  # pi: not executable
+        (bin_dir / name).write_text("#!/bin/sh\n")
+        (bin_dir / name).chmod(mode)
+    (bin_dir / "kilo-code").mkdir()  # a directory is not a binary
+    release = root / "h/.codex/packages/standalone/releases/1.2.3/bin"
+    release.mkdir(parents=True)
+    (release / "codex").write_text("#!/bin/sh\n")
+    (release / "codex").chmod(0o755)
+    env = {"HOME": str(root / "h"), "PATH": f"{bin_dir}:/nonexistent"}
+    available = {r["target"]: r["available"] for r in integrations.listing(env)}
+    assert [t for t, yes in available.items() if yes] == ["claude", "codex"]

@@ -693,7 +693,11 @@ class HermesIntegration(Integration):
             else f"no hermes integration plugin found at {plugin_dir}"
         ]
         if before is not None:
-            after: str | None = yaml_edit.disable(before)
+            try:
+                after: str | None = yaml_edit.disable(before)
+            except yaml_edit.YamlEditError as exc:
+                where = f"{config}:{exc.line}" if exc.line else config
+                raise IntegrationError(f"failed to parse {where}: {exc}") from None
             if after == "" and before != "":
                 after = None
             edit = _Edit(config, before, after)
@@ -895,6 +899,13 @@ def _run(name: str, action: Callable[[Integration], list[str]]) -> list[str]:
             return action(integration)
         except NoHomeError as exc:
             raise IntegrationError(str(exc)) from None
+        except (
+            je.JsonEditError,
+            toml_edit.TomlEditError,
+            yaml_edit.YamlEditError,
+            hook_config.ConfigShapeError,
+        ) as exc:  # a path the target code did not name: still one clear answer
+            raise IntegrationError(f"{integration.target.label}: {exc}") from None
         except OSError as exc:  # anything the helpers did not name already
             raise IntegrationError(f"{exc.filename or name}: {exc.strerror or exc}") from None
 
@@ -926,8 +937,22 @@ def status(target: Target, env: Mapping[str, str]) -> markers.Status | None:
 
 
 def available(target: Target, env: Mapping[str, str]) -> bool:
+    """The agent's binary is an executable file on PATH (codex: or its standalone install)."""
     path_var = env.get("PATH", "")
-    return any(fs.on_path(command, path_var) for command in target.commands)
+    if any(fs.on_path(command, path_var) for command in target.commands):
+        return True
+    if target.name == "codex":
+        import glob
+
+        try:
+            releases = posixpath.join(config_dir(target, env), "packages/standalone/releases")
+        except NoHomeError:
+            return False
+        return any(
+            fs.on_path("codex", posixpath.join(release, "bin"))
+            for release in glob.glob(posixpath.join(glob.escape(releases), "*"))
+        )
+    return False
 
 
 def listing(env: Mapping[str, str]) -> list[dict[str, object]]:
