@@ -92,3 +92,16 @@ def test_plugin_list_tuple_counts_and_is_removable() -> None:
         plugin_list.remove('{"plugin": ["./herdr-tui-session.js"]}', "./herdr-tui-session.js")
         == "{}"
     )
+
+
+def test_tab_indented_settings_get_a_tab_indented_entry() -> None:
+    from herdr.integrations import hook_config
+
+    command = "bash '/h/a b.sh' session"
+    group = {"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": 10}]}
+    plan = hook_config.HookPlan({"SessionStart": group}, frozenset({command}))
+    text = '{\n\t"theme": "dark mode"\n}\n'
+    after = hook_config.install(text, plan)
+    assert '\n\t\t"SessionStart": [\n\t\t\t{\n\t\t\t\t"matcher": "*",' in after
+    assert json.loads(after)["hooks"]["SessionStart"] == [group]
+    assert hook_config.uninstall(after, plan) == text

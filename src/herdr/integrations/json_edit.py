@@ -236,9 +236,7 @@ def render(value: Any, text: str, indent: str, *, compact: bool) -> str:
     if compact:
         return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
     unit = indent_unit(text)
-    lines = json.dumps(value, ensure_ascii=False, indent=len(unit)).split("\n")
-    if unit.startswith("\t"):
-        lines = [ln.replace(" " * len(unit), "\t") for ln in lines]
+    lines = json.dumps(value, ensure_ascii=False, indent=unit).split("\n")
     nl = newline_of(text)
     return lines[0] + "".join(nl + indent + ln for ln in lines[1:])
 
