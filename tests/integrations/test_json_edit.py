@@ -75,7 +75,7 @@ def test_append_item_follows_the_layout(before: str, after: str) -> None:
         pytest.param("[1, 2, 3]", 2, "[1, 2]", id="last-compact"),
         pytest.param("[1]", 0, "[]", id="only"),
         pytest.param("[\n  1,\n  2\n]", 0, "[\n  2\n]", id="first-line"),
-        pytest.param("[\n  1, // one\n  2\n]", 1, "[\n  1, // one\n]", id="keeps-comment"),
+        pytest.param("[\n  1, // one\n  2\n]", 1, "[\n  1 // one\n]", id="keeps-comment"),
     ],
 )
 def test_remove_child_takes_its_comma_and_line(before: str, index: int, after: str) -> None:
@@ -105,3 +105,18 @@ def test_tab_indented_settings_get_a_tab_indented_entry() -> None:
     assert '\n\t\t"SessionStart": [\n\t\t\t{\n\t\t\t\t"matcher": "*",' in after
     assert json.loads(after)["hooks"]["SessionStart"] == [group]
     assert hook_config.uninstall(after, plan) == text
+
+
+def test_append_after_a_trailing_line_comment_keeps_it_on_its_line() -> None:
+    text = '{\n  "plugin": [\n    "./mine.js" // keep me\n  ]\n}\n'
+    after = plugin_list.add(text, "./herdr-tui-session.js")
+    assert after == (
+        '{\n  "plugin": [\n    "./mine.js", // keep me\n    "./herdr-tui-session.js"\n  ]\n}\n'
+    )
+    assert plugin_list.remove(after, "./herdr-tui-session.js") == text
+
+
+@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity"])
+def test_python_only_number_spellings_are_refused(token: str) -> None:
+    with pytest.raises(je.JsonEditError, match="unexpected"):
+        je.parse(f'{{"a": {token}}}')

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 _WS = " \t\r\n"
+_NOT_JSON = frozenset({"NaN", "Infinity", "-Infinity"})  # Python's json accepts them
 
 
 class JsonEditError(ValueError):
@@ -135,7 +136,7 @@ class _Parser:
         except ValueError:
             value = None
             token = ""
-        if not token or isinstance(value, (dict, list, str)):
+        if not token or isinstance(value, (dict, list, str)) or token in _NOT_JSON:
             raise self.fail(f"unexpected {text[start : start + 10]!r}", start)
         self.pos = i
         return Node(start, i, value)
@@ -255,6 +256,22 @@ def _insert(
         if multi:
             child_indent = _line_indent(text, first_start)
             body = prefix + render(piece, text, child_indent, compact=False)
+            line_end = text.find("\n", last_end)
+            line_end = len(text) if line_end < 0 else line_end
+            if text[line_end - 1 : line_end] == "\r":
+                line_end -= 1
+            rest = text[last_end:line_end].strip()
+            if rest.startswith("//") or (rest.startswith("/*") and rest.endswith("*/")):
+                # a comment closes the last child's line: the comma goes before it, we after
+                return (
+                    text[:last_end]
+                    + ","
+                    + text[last_end:line_end]
+                    + nl
+                    + child_indent
+                    + body
+                    + text[line_end:]
+                )
             addition = "," + nl + child_indent + body
         else:
             sep = text[spans[0][1] : spans[1][0]] if len(spans) > 1 else ", "
@@ -320,11 +337,11 @@ def _delete(text: str, container: Node, spans: list[tuple[int, int]], index: int
     comma = text.index(",", prev_end)
     if text[comma + 1 : start].strip() == "":
         return text[:comma] + text[end:]
-    # a comment sits between the previous child and us: keep it (and the JSONC comma)
+    # a comment sits between the previous child and us: keep it, drop the comma and our line
     line_start = text.rfind("\n", 0, start) + 1
-    if line_start > 0 and text[line_start:start].strip() == "":
+    if line_start > comma and text[line_start:start].strip() == "":
         cut = line_start - 2 if text[line_start - 2 : line_start] == "\r\n" else line_start - 1
-        return text[:cut] + text[end:]
+        return text[:comma] + text[comma + 1 : cut] + text[end:]
     return text[:start] + text[end:]
 
 
