@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from herdr.integrations import json_edit as je
 from herdr.integrations import plugin_list
@@ -120,3 +122,53 @@ def test_append_after_a_trailing_line_comment_keeps_it_on_its_line() -> None:
 def test_python_only_number_spellings_are_refused(token: str) -> None:
     with pytest.raises(je.JsonEditError, match="unexpected"):
         je.parse(f'{{"a": {token}}}')
+
+
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-(10**6), 10**6), st.text(max_size=8))
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+_USER_HOOK = st.fixed_dictionaries(
+    {"type": st.just("command"), "command": st.text(min_size=1, max_size=10)}
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    doc=st.dictionaries(st.text(max_size=6).filter(lambda k: k != "hooks"), _VALUES, max_size=4),
+    user_events=st.dictionaries(
+        st.sampled_from(["SessionStart", "Stop", "PreToolUse"]),
+        st.lists(
+            st.fixed_dictionaries({"hooks": st.lists(_USER_HOOK, min_size=1, max_size=2)}),
+            min_size=1,
+            max_size=2,
+        ),
+        max_size=2,
+    ),
+    indent=st.sampled_from([None, 2, 4, "\t"]),
+    crlf=st.booleans(),
+)
+def test_install_uninstall_round_trips_any_settings(
+    doc: dict[str, object], user_events: dict[str, object], indent: int | str | None, crlf: bool
+) -> None:
+    """Whatever the user's file holds and however it is laid out: install adds exactly our
+    entry and changes nothing else; uninstall gives the bytes back."""
+    from herdr.integrations import hook_config
+
+    command = "bash '/h/.claude/hooks/herdr-agent-state.sh' session"
+    group = {"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": 10}]}
+    plan = hook_config.HookPlan({"SessionStart": group}, frozenset({command}))
+    value = {**doc, "hooks": user_events} if user_events else doc
+    text = json.dumps(value, indent=indent, ensure_ascii=False) + "\n"
+    if crlf:
+        text = text.replace("\n", "\r\n")
+    after = hook_config.install(text, plan)
+    parsed = json.loads(after)
+    assert parsed["hooks"]["SessionStart"][-1] == group or group in parsed["hooks"]["SessionStart"]
+    assert {k: v for k, v in parsed.items() if k != "hooks"} == doc
+    assert hook_config.install(after, plan) == after
+    assert hook_config.uninstall(after, plan) == text
