@@ -563,3 +563,12 @@ def test_availability_is_an_executable_on_path_or_codex_standalone(root: Path) -
     env = {"HOME": str(root / "h"), "PATH": f"{bin_dir}:/nonexistent"}
     available = {r["target"]: r["available"] for r in integrations.listing(env)}
     assert [t for t, yes in available.items() if yes] == ["claude", "codex"]
+
+
+def test_a_config_dir_others_can_write_is_refused(root: Path) -> None:
+    env, settings, script = _claude(root)
+    settings.write_text("{}\n")
+    os.chmod(settings.parent, 0o777)
+    with pytest.raises(IntegrationError, match="others can write to it"):
+        integrations.install("claude", env)
+    assert settings.read_text() == "{}\n"
