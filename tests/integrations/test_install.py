@@ -572,3 +572,4 @@ def test_a_config_dir_others_can_write_is_refused(root: Path) -> None:
     with pytest.raises(IntegrationError, match="others can write to it"):
         integrations.install("claude", env)
     assert settings.read_text() == "{}\n"
+    assert not script.exists()
