@@ -7,7 +7,7 @@ import tomllib
 import pytest
 
 from herdr.integrations import toml_edit
-from herdr.integrations.install import parse_kimi_version
+from herdr.integrations.kimi import parse_kimi_version
 
 CODEX = [
     pytest.param("", id="empty"),
