@@ -597,3 +597,21 @@ def test_the_command_in_settings_runs_the_hook_even_with_quotes_in_the_path(
     assert (done.returncode, done.stderr) == (0, "")
     wait_until(lambda: capture.lines, 10, message="no report arrived")
     assert capture.lines[0]["params"]["agent_session_id"] == "q-1"
+
+
+@pytest.mark.parametrize("target", sorted(SCRIPTS))
+def test_hook_gives_up_on_a_server_that_never_answers(home: Path, target: str) -> None:
+    """A socket that accepts but never replies: the hook's own timeout ends it, exit 0."""
+    integrations.install(target, {"HOME": str(home), "PATH": "/nonexistent"})
+    mute = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    path = home / "mute.sock"
+    mute.bind(str(path))
+    mute.listen(16)
+    try:
+        payload = {"session_id": "s", "transcript_path": "/tmp/t", "conversationId": "c"}
+        done = _run_hook(home / SCRIPTS[target], payload, _hook_env(path, "w1:p1"), "working")
+        if target not in ("mastracode", "kimi"):  # the session-only hooks ignore "working"
+            done = _run_hook(home / SCRIPTS[target], payload, _hook_env(path, "w1:p1"))
+    finally:
+        mute.close()
+    assert done.returncode == 0 and done.stderr == ""
