@@ -8,12 +8,15 @@ disk never stalls other clients' requests.
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from herdr.integrations import install
 from herdr.integrations.files import IntegrationError
 from herdr.server.core import ApiError, Result
 from herdr.server.wiring import Call
 from herdr.vocab import ErrorCode
+
+log = logging.getLogger("herdr.server.integrations")
 
 
 async def integration_install(call: Call) -> Result:
@@ -22,7 +25,9 @@ async def integration_install(call: Call) -> Result:
     try:
         messages = await asyncio.to_thread(install.install, target, env)
     except IntegrationError as exc:
+        log.warning("integration install %s failed: %s", target, exc)
         raise ApiError(ErrorCode.INTEGRATION_INSTALL_FAILED, str(exc)) from None
+    log.info("integration install %s: ok", target)
     return {"type": "integration_install", "target": target, "details": {"messages": messages}}
 
 
@@ -32,7 +37,9 @@ async def integration_uninstall(call: Call) -> Result:
     try:
         messages = await asyncio.to_thread(install.uninstall, target, env)
     except IntegrationError as exc:
+        log.warning("integration uninstall %s failed: %s", target, exc)
         raise ApiError(ErrorCode.INTEGRATION_UNINSTALL_FAILED, str(exc)) from None
+    log.info("integration uninstall %s: ok", target)
     return {"type": "integration_uninstall", "target": target, "details": {"messages": messages}}
 
 
