@@ -108,13 +108,18 @@ def _hook_env(socket_path: Path | str, pane: str, **extra: str) -> dict[str, str
 
 
 def _run_hook(
-    script: Path, payload: Any, env: dict[str, str], action: str = "session"
+    script: Path,
+    payload: Any,
+    env: dict[str, str],
+    action: str = "session",
+    cwd: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
     stdin = payload if isinstance(payload, str) else json.dumps(payload)
     return subprocess.run(
         ["bash", str(script), action],
         input=stdin,
         env=env,
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=30,
@@ -615,3 +620,21 @@ def test_hook_gives_up_on_a_server_that_never_answers(home: Path, target: str) -
     finally:
         mute.close()
     assert done.returncode == 0 and done.stderr == ""
+
+
+@pytest.mark.parametrize("target", ["claude", "mastracode"])
+def test_hook_imports_nothing_from_the_agents_project(capture: Capture, target: str) -> None:
+    """The agent runs hooks in its project directory; a json.py there (or on PYTHONPATH)
+    must not be imported by the hook's python."""
+    home = capture.path.parent
+    integrations.install(target, {"HOME": str(home), "PATH": "/nonexistent"})
+    project = home / "project"
+    project.mkdir()
+    planted = home / "planted"
+    for name in ("json.py", "socket.py", "random.py"):
+        (project / name).write_text(f"open({str(planted)!r}, 'w').write('{name}')\n")
+    env = _hook_env(capture.path, "w1:p1", PYTHONPATH=str(project))
+    done = _run_hook(home / SCRIPTS[target], {"session_id": "p-1"}, env, cwd=project)
+    assert done.returncode == 0
+    wait_until(lambda: capture.lines, 10, message="no report arrived")
+    assert not planted.exists()

@@ -66,5 +66,6 @@ except BaseException:
     pass
 PY
 )
-python3 -c "$HERDR_HOOK_PROGRAM" "${1:-}" >/dev/null 2>&1
+# -I -S: nothing from the agent's working directory, PYTHONPATH or site-packages is imported
+python3 -I -S -c "$HERDR_HOOK_PROGRAM" "${1:-}" >/dev/null 2>&1
 exit 0
