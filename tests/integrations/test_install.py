@@ -573,3 +573,113 @@ def test_a_config_dir_others_can_write_is_refused(root: Path) -> None:
         integrations.install("claude", env)
     assert settings.read_text() == "{}\n"
     assert not script.exists()
+
+
+def test_grok_config_is_checked_and_repaired(root: Path) -> None:
+    agent = root / "h/.grok"
+    agent.mkdir(parents=True)
+    env = {"HOME": str(root / "h")}
+    integrations.install("grok", env)
+    config = agent / "hooks/herdr.json"
+    good = config.read_bytes()
+    doc = json.loads(good)
+    assert doc["hooks"]["SessionStart"][0]["hooks"][0]["command"].startswith("sh '")
+    for broken in ("{", '{"hooks": {}}', good.decode().replace("session", "idle")):
+        config.write_text(broken)
+        st = integrations.status(BY_NAME["grok"], env)
+        assert st is not None and st.needs_repair and st.describe() == "needs repair (v1)"
+    config.unlink()
+    assert integrations.status(BY_NAME["grok"], env).state == markers.OUTDATED  # type: ignore[union-attr]
+    integrations.install("grok", env)
+    assert config.read_bytes() == good
+
+
+def test_droid_cleans_its_legacy_hooks_json_but_keeps_user_hooks(root: Path) -> None:
+    agent = root / "h/.factory"
+    agent.mkdir(parents=True)
+    script = agent / "hooks/herdr-agent-state.sh"
+    legacy = {
+        "hooks": {
+            "PreToolUse": [
+                {"matcher": "Read", "hooks": [{"type": "command", "command": "echo r"}]}
+            ],
+            "Stop": [{"hooks": [{"type": "command", "command": _command(script, "idle")}]}],
+        }
+    }
+    (agent / "hooks.json").write_text(json.dumps(legacy, indent=2) + "\n")
+    messages = integrations.install("droid", {"HOME": str(root / "h")})
+    assert f"removed legacy herdr droid hook entries from {agent / 'hooks.json'}" in messages
+    assert json.loads((agent / "hooks.json").read_text()) == {
+        "hooks": {"PreToolUse": legacy["hooks"]["PreToolUse"]}
+    }
+    settings = json.loads((agent / "settings.json").read_text())
+    assert "matcher" not in settings["hooks"]["SessionStart"][0]
+
+
+def test_cursor_gets_its_version_key(root: Path) -> None:
+    agent = root / "h/.cursor"
+    agent.mkdir(parents=True)
+    env = {"HOME": str(root / "h")}
+    integrations.install("cursor", env)
+    doc = json.loads((agent / "hooks.json").read_text())
+    assert doc == {
+        "version": 1,
+        "hooks": {
+            "sessionStart": [{"command": _command(agent / "herdr-agent-state.sh", "session")}]
+        },
+    }
+    integrations.uninstall("cursor", env)
+    assert not (agent / "hooks.json").exists()
+    (agent / "hooks.json").write_text('{"hooks": {"stop": [{"command": "echo bye"}]}}\n')
+    integrations.install("cursor", env)
+    doc = json.loads((agent / "hooks.json").read_text())
+    assert doc["version"] == 1 and doc["hooks"]["stop"] == [{"command": "echo bye"}]
+
+
+def test_antigravity_owns_only_its_named_block(root: Path) -> None:
+    agent = root / "h/.gemini/config"
+    agent.mkdir(parents=True)
+    hooks = agent / "hooks.json"
+    user = '{\n  "lint-checker": {"PostInvocation": [{"type": "command", "command": "lint"}]}\n}\n'
+    hooks.write_text(user)
+    env = {"HOME": str(root / "h")}
+    integrations.install("antigravity_cli", env)
+    doc = json.loads(hooks.read_text())
+    script = agent / "hooks/herdr-agent-state.sh"
+    assert doc["herdr"] == {
+        "PreInvocation": [
+            {"type": "command", "command": _command(script, "session"), "timeout": 10}
+        ]
+    }
+    stale = dict(doc, herdr={"Stop": [{"type": "command", "command": "old"}]})
+    hooks.write_text(json.dumps(stale, indent=2) + "\n")
+    integrations.install("antigravity_cli", env)  # the stale block is replaced whole
+    assert json.loads(hooks.read_text())["herdr"] == doc["herdr"]
+    integrations.uninstall("antigravity_cli", env)
+    assert json.loads(hooks.read_text()) == json.loads(user)
+
+
+def test_antigravity_never_creates_its_dir(root: Path) -> None:
+    with pytest.raises(IntegrationError, match="antigravity cli config directory not found"):
+        integrations.install("antigravity_cli", {"HOME": str(root / "h")})
+    assert not (root / "h/.gemini").exists()
+
+
+def test_copilot_replaces_stale_camel_case_entries(root: Path) -> None:
+    agent = root / "h/.copilot"
+    agent.mkdir(parents=True)
+    script = agent / "hooks/herdr-agent-state.sh"
+    stale = {
+        "hooks": {
+            "sessionStart": [{"type": "command", "bash": f"bash '{script}'", "timeoutSec": 10}],
+            "PreToolUse": [{"type": "command", "bash": "echo mine"}],
+        }
+    }
+    (agent / "settings.json").write_text(json.dumps(stale, indent=2) + "\n")
+    integrations.install("copilot", {"HOME": str(root / "h")})
+    hooks = json.loads((agent / "settings.json").read_text())["hooks"]
+    assert "sessionStart" not in hooks
+    assert hooks["PreToolUse"] == [{"type": "command", "bash": "echo mine"}]
+    assert hooks["SessionStart"] == [
+        {"type": "command", "bash": f"bash '{script}'", "timeoutSec": 10}
+    ]
