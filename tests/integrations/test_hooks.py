@@ -429,6 +429,7 @@ if (!handlers.session_start) { console.log("no-handlers"); process.exit(0); }
 let idle = true;
 const ctx = {
   mode: "tui",
+  hasUI: true,
   isIdle: () => idle,
   sessionManager: { getSessionFile: () => "/tmp/pi-session.jsonl", getSessionId: () => "x" },
 };
@@ -485,10 +486,19 @@ def _params(capture: Capture) -> list[tuple[str, dict[str, Any]]]:
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
-def test_pi_extension_reports_session_then_state(home: Path, capture: Capture) -> None:
-    integrations.install("pi", {"HOME": str(home)})
-    module = home / ".pi/agent/extensions/herdr-agent-state.ts"
-    _node(PI_DRIVER, module, _hook_env(capture.path, "w1:p1"), "settle")
+@pytest.mark.parametrize(
+    ("target", "module"),
+    [
+        ("pi", ".pi/agent/extensions/herdr-agent-state.ts"),
+        ("omp", ".omp/agent/extensions/herdr-omp-agent-state.ts"),
+    ],
+)
+def test_pi_extension_reports_session_then_state(
+    home: Path, capture: Capture, target: str, module: str
+) -> None:
+    (home / module).parent.parent.mkdir(parents=True, exist_ok=True)
+    integrations.install(target, {"HOME": str(home)})
+    _node(PI_DRIVER, home / module, _hook_env(capture.path, "w1:p1"), "settle")
     ref = {"agent_session_path": "/tmp/pi-session.jsonl"}
     assert _params(capture) == [
         ("pane.report_agent_session", {**ref, "session_start_source": "startup"}),
@@ -499,17 +509,27 @@ def test_pi_extension_reports_session_then_state(home: Path, capture: Capture) -
     ]
     seqs = [line["params"]["seq"] for line in capture.lines]
     assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
-    assert {line["params"]["source"] for line in capture.lines} == {"herdr:pi"}
+    assert {line["params"]["source"] for line in capture.lines} == {f"herdr:{target}"}
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
-def test_opencode_plugin_maps_events(home: Path, capture: Capture) -> None:
-    integrations.install("opencode", {"HOME": str(home)})
-    module = home / ".config/opencode/plugins/herdr-agent-state.js"
-    _node(OPENCODE_DRIVER, module, _hook_env(capture.path, "w1:p1"), "idle")
+@pytest.mark.parametrize(
+    ("target", "module", "start"),
+    [
+        ("opencode", ".config/opencode/plugins/herdr-agent-state.js", {}),
+        ("kilo", ".config/kilo/plugin/herdr-agent-state.js", {"session_start_source": "startup"}),
+    ],
+)
+def test_opencode_plugin_maps_events(
+    home: Path, capture: Capture, target: str, module: str, start: dict[str, str]
+) -> None:
+    (home / ".config/kilo").mkdir(exist_ok=True)
+    integrations.install(target, {"HOME": str(home)})
+    _node(OPENCODE_DRIVER, home / module, _hook_env(capture.path, "w1:p1"), "idle")
     root = {"agent_session_id": "ses_root"}
+    assert {line["params"]["source"] for line in capture.lines} == {f"herdr:{target}"}
     assert _params(capture) == [
-        ("pane.report_agent_session", root),  # once: the same root is not re-reported
+        ("pane.report_agent_session", {**root, **start}),  # once: not re-reported
         ("pane.report_agent", {"state": "blocked"}),  # a child's question, no session id
         ("pane.report_agent", {**root, "state": "working"}),
         ("pane.report_agent", {**root, "state": "idle"}),
