@@ -72,6 +72,13 @@ PURE = (
     "config/default_config.py",
     "terminal/escapes.py",
     "terminal/osc.py",
+    "integrations/json_edit.py",
+    "integrations/toml_edit.py",
+    "integrations/yaml_edit.py",
+    "integrations/hook_config.py",
+    "integrations/plugin_list.py",
+    "integrations/markers.py",
+    "integrations/targets.py",
 )
 
 

@@ -106,6 +106,8 @@ class ErrorCode(StrEnum):
     INVALID_SESSION_NAME = "invalid_session_name"
     SESSION_STOP_FAILED = "session_stop_failed"
     SESSION_DELETE_FAILED = "session_delete_failed"
+    INTEGRATION_INSTALL_FAILED = "integration_install_failed"
+    INTEGRATION_UNINSTALL_FAILED = "integration_uninstall_failed"
 
 
 class HerdrError(Exception):

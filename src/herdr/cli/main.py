@@ -69,6 +69,10 @@ NOUNS: dict[str, tuple[str, str]] = {
     "pane": ("split, read, type into and wait on panes", "herdr.cli.pane:add_pane"),
     "config": ("check config.toml", "herdr.cli.config_check:add_config"),
     "completion": ("print a shell completion script", "herdr.cli.completion:add_completion"),
+    "integration": (
+        "install, remove and check agent hooks (no server needed)",
+        "herdr.cli.integration:add_integration",
+    ),
 }
 
 _ROOT_VALUE_FLAGS = frozenset({"--session"})

@@ -7,6 +7,7 @@ from herdr.server import (
     methods_attach,
     methods_copy,
     methods_events,
+    methods_integrations,
     methods_io,
     methods_panes,
     methods_reports,
@@ -81,6 +82,9 @@ def build_table() -> dict[str, Method]:
         "workspace.report_metadata": Method(
             reports.workspace_report_metadata, precheck=reports.metadata_precheck
         ),
+        "integration.list": Method(methods_integrations.integration_list),
+        "integration.install": Method(methods_integrations.integration_install),
+        "integration.uninstall": Method(methods_integrations.integration_uninstall),
         methods_attach.ATTACH_METHOD: Method(
             methods_attach.client_attach, precheck=methods_attach.attach_precheck
         ),
