@@ -81,6 +81,7 @@ class ErrorCode(StrEnum):
     INVALID_LAYOUT = "invalid_layout"
     INVALID_TARGET = "invalid_target"
     INVALID_STATE_LABEL = "invalid_state_label"
+    INVALID_AGENT_VIEW = "invalid_agent_view"
     CONFIRMATION_REQUIRED = "confirmation_required"
     FEATURE_DISABLED = "feature_disabled"
     STREAM_CONFLICT = "stream_conflict"

@@ -9,7 +9,9 @@ apart by their ``t`` field (a tagged union):
   :class:`Scroll`, :class:`Resize`, :class:`View`. Nothing is answered; what they
   change shows in the next frame. Commands (split, close, focus…) go through the
   public methods on connections of their own.
-* server → client (:data:`ServerMessage`): :class:`State`, :class:`Rows`, :class:`Bye`.
+* server → client (:data:`ServerMessage`): :class:`State`, :class:`Rows`, :class:`Bye`,
+  and the client-local side effects sent to the foreground client only:
+  :class:`Toast` and :class:`WindowTitle`.
 
 This module is the one declaration: the server decodes client lines and encodes its
 own with it, the client does the reverse, and ``herdr api schema`` lists the structs
@@ -145,6 +147,9 @@ class StateDoc(msgspec.Struct, frozen=True, kw_only=True):
         tuple[str | None, str | None, str | None], _doc("The session's focused ids")
     ] = (None, None, None)
     area: Annotated[tuple[int, int], _doc("The session's pane area [cols, rows]")] = (0, 0)
+    agent_view: Annotated[
+        Record | None, _doc("The agent.view.set projection of the sidebar's agent list")
+    ] = None
 
 
 class _FromServer(msgspec.Struct, frozen=True, kw_only=True, tag_field="t"):
@@ -179,8 +184,33 @@ class Bye(_FromServer, frozen=True, kw_only=True, tag="bye"):
     reason: str = ""
 
 
-ServerMessage: TypeAlias = State | Rows | Bye
-SERVER_MESSAGES: Final = (State, Rows, Bye)
+class Toast(_FromServer, frozen=True, kw_only=True, tag="toast"):
+    """A notification.show for the foreground client only.
+
+    Delivery ``herdr``: a toast drawn for ``seconds``; ``terminal``: an OSC 9 notice.
+    """
+
+    title: Annotated[str, _doc("Sanitised: no control characters, at most 80 characters")]
+    body: Annotated[str, _doc("Sanitised likewise, at most 240 characters; may be empty")] = ""
+    position: Annotated[
+        str | None, _doc("top-left, top-right, bottom-left or bottom-right; null: the default")
+    ] = None
+    sound: Annotated[str, _doc("none, done or request: ring the bell unless none")] = "none"
+    delivery: Annotated[str, _doc("herdr (draw a toast) or terminal (OSC 9)")] = "herdr"
+    seconds: Annotated[float, _doc("How long the toast stays")] = 3.0
+
+
+class WindowTitle(_FromServer, frozen=True, kw_only=True, tag="window_title"):
+    """Set the host terminal's window title (OSC 2); null: restore the client's own.
+
+    Sent to the foreground client only (``client.window_title.set`` / ``.clear``).
+    """
+
+    title: Annotated[str | None, _doc("Sanitised: printable text only")] = None
+
+
+ServerMessage: TypeAlias = State | Rows | Bye | Toast | WindowTitle
+SERVER_MESSAGES: Final = (State, Rows, Bye, Toast, WindowTitle)
 
 # ----------------------------------------------------------------------------- coding
 

@@ -47,6 +47,7 @@ from herdr.api.attach_messages import (
     StateDoc,
     TabLayout,
     View,
+    WindowTitle,
     decode_client,
     encode_line,
 )
@@ -54,6 +55,7 @@ from herdr.api.limits import MAX_SIZE_CELLS
 from herdr.runtime import model as m
 from herdr.runtime.events import Filter
 from herdr.runtime.layout import Rect
+from herdr.server.client_ui import ClientUi
 from herdr.server.core import ServerCore, encode
 from herdr.server.views import TabSeen, ViewedPanes
 
@@ -220,6 +222,7 @@ class _ViewsMoved(Filter):
         self._registry = registry
 
     def apply(self, event: Any) -> None:
+        self._registry.ui.bump()  # the layout/projection changed
         self._registry.refresh_views()
 
 
@@ -254,9 +257,16 @@ class AttachRegistry:
         self._last_seq = -1
         self._next_id = 1
         self._last_state_build = 0.0
+        self.ui = ClientUi()
         core.bus.subscribe([_ViewsMoved(self)])
 
     # -- seen/attention --------------------------------------------------------------
+
+    def foreground(self) -> AttachedClient | None:
+        """The most recently active attached client: the one client-local effects
+        (toasts, window titles) go to."""
+        live = [c for c in self.clients.values() if not c.conn.closed]
+        return max(live, key=lambda c: c.last_active, default=None)
 
     def pane_viewed(self, pane_id: str) -> bool:
         """Whether a focused client shows ``pane_id`` (one set lookup)."""
@@ -276,6 +286,12 @@ class AttachRegistry:
         self.views.replace(viewed)
 
     # -- state document --------------------------------------------------------------
+
+    def state_changed(self) -> None:
+        """Rebuild and re-send the state document: something no event announces changed
+        (the agent view, a pane's right-click routing)."""
+        self._last_seq = -1
+        self.mark_changed()
 
     def mark_changed(self) -> None:
         self.state_gen += 1
@@ -325,6 +341,7 @@ class AttachRegistry:
             layouts=layouts,
             focused=session.focused_ids(),
             area=(session.area.width, session.area.height),
+            agent_view=self.ui.agent_view,
         )
 
     def _pane_record(self, loc: m.PaneLoc) -> dict[str, Any]:
@@ -335,6 +352,8 @@ class AttachRegistry:
         host = self.core.panes
         record = dict(host.pane_record(loc))
         record.pop("scroll", None)
+        if loc.pane.terminal_id in self.ui.right_click_pane:
+            record["right_click"] = "pane"  # pane.input.set: right clicks go to the program
         if record.get("agent"):
             agent = host.agents.panes.get(loc.pane.terminal_id)
             if agent is not None:
@@ -646,6 +665,8 @@ async def serve_client(
     conn.stream_input(_ClientLines(registry, client).feed)
     started = AttachStarted(client_id=client.client_id, max_fps=MAX_FPS)
     conn.write(encode(protocol.success(request_id, msgspec.to_builtins(started))))
+    if registry.ui.window_title is not None and registry.foreground() is client:
+        conn.write(encode_line(WindowTitle(title=registry.ui.window_title)))
     client.wake.set()  # the first frame: state and every visible row
     log.info("client attached", extra={"client_id": client.client_id})
     try:

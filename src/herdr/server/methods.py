@@ -5,6 +5,7 @@ from __future__ import annotations
 from herdr.server import (
     methods_agents,
     methods_attach,
+    methods_client,
     methods_events,
     methods_io,
     methods_panes,
@@ -75,6 +76,7 @@ def build_table() -> dict[str, Method]:
         "workspace.report_metadata": Method(
             reports.workspace_report_metadata, precheck=reports.metadata_precheck
         ),
+        **{name: Method(handler) for name, handler in methods_client.METHODS.items()},
         methods_attach.ATTACH_METHOD: Method(
             methods_attach.client_attach, precheck=methods_attach.attach_precheck
         ),
