@@ -86,6 +86,7 @@ class ErrorCode(StrEnum):
     FEATURE_DISABLED = "feature_disabled"
     STREAM_CONFLICT = "stream_conflict"
     POPUP_NOT_OPEN = "popup_not_open"
+    CONNECTION_LOCAL_ONLY = "connection_local_only"
     UI_BUSY = "ui_busy"
     PLUGIN_NOT_FOUND = "plugin_not_found"
     PLUGIN_DISABLED = "plugin_disabled"

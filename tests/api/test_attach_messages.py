@@ -179,6 +179,12 @@ CASES = [
         "window_title", am.WindowTitle(title="w1 build"), {"t": "window_title", "title": "w1 build"}
     ),
     Case("window_title_clear", am.WindowTitle(), {"t": "window_title", "title": None}),
+    Case("surface", am.Surface(active=False), {"t": "surface", "active": False}),
+    Case(
+        "surface_set",
+        am.SurfaceSet(active=True, projection_revision=7),
+        {"t": "surface_set", "active": True, "projection_revision": 7},
+    ),
     Case(
         "attach_params",
         am.AttachParams(cols=80, rows=24),

@@ -235,6 +235,34 @@ def test_window_title_with_nothing_printable(
     assert error(server.request("client.window_title.set", {"title": title})) == "invalid_params"
 
 
+# ----------------------------------------------------------------------------- surface lease
+
+
+def test_surface_set_on_a_plain_connection_is_refused_as_herdr_does(server: ServerHandle) -> None:
+    reply = server.request("client_shell.surface.set", {"active": True})
+    assert error(reply) == "connection_local_only"
+    assert "client shell endpoint" in reply["error"]["message"]
+    assert error(server.request("client_shell.surface.set", {"active": "yes"})) == "invalid_params"
+
+
+def test_surface_lease_on_the_attach_stream(server: ServerHandle, stream: Stream) -> None:
+    stream.pump(lambda: bool(stream.of(am.Rows)))
+    stream.send({"t": "surface", "active": False})
+    stream.pump(lambda: bool(stream.of(am.SurfaceSet)))
+    off = stream.of(am.SurfaceSet)[0]
+    assert off.active is False
+    rows_before = len(stream.of(am.Rows))
+    ok(server.request("pane.split", {"target_pane_id": "w1:p1", "direction": "right"}))
+    stream.pump(lambda: len(stream.state["panes"]) == 2)  # state still comes
+    assert len(stream.of(am.Rows)) == rows_before  # rows do not, while released
+    stream.send({"t": "surface", "active": True})
+    stream.pump(lambda: len(stream.of(am.SurfaceSet)) == 2)
+    on = stream.of(am.SurfaceSet)[1]
+    assert on.active is True and on.projection_revision > off.projection_revision
+    stream.pump(lambda: {"w1:p1", "w1:p2"} <= {r.pane_id for r in stream.of(am.Rows)[rows_before:]})
+    assert all(r.full for r in stream.of(am.Rows)[rows_before:][:2])
+
+
 # ----------------------------------------------------------------------------- agent view
 
 VIEW = {

@@ -6,12 +6,13 @@ connection. The server answers with a normal success envelope whose result is
 apart by their ``t`` field (a tagged union):
 
 * client → server (:data:`ClientMessage`): :class:`Input`, :class:`Paste`,
-  :class:`Scroll`, :class:`Resize`, :class:`View`. Nothing is answered; what they
-  change shows in the next frame. Commands (split, close, focus…) go through the
-  public methods on connections of their own.
+  :class:`Scroll`, :class:`Resize`, :class:`View`, :class:`Surface`. Nothing is
+  answered (but :class:`Surface`); what they change shows in the next frame.
+  Commands (split, close, focus…) go through the public methods on connections of
+  their own.
 * server → client (:data:`ServerMessage`): :class:`State`, :class:`Rows`, :class:`Bye`,
-  and the client-local side effects sent to the foreground client only:
-  :class:`Toast` and :class:`WindowTitle`.
+  :class:`SurfaceSet`, and the client-local side effects sent to the foreground
+  client only: :class:`Toast` and :class:`WindowTitle`.
 
 This module is the one declaration: the server decodes client lines and encodes its
 own with it, the client does the reverse, and ``herdr api schema`` lists the structs
@@ -109,8 +110,19 @@ class View(_FromClient, frozen=True, kw_only=True, tag="view"):
     focused: Annotated[bool | None, _doc("Host terminal focus; null or absent: unchanged")] = None
 
 
-ClientMessage: TypeAlias = Input | Paste | Scroll | Resize | View
-CLIENT_MESSAGES: Final = (Input, Paste, Scroll, Resize, View)
+class Surface(_FromClient, frozen=True, kw_only=True, tag="surface"):
+    """The client's surface-interest lease (herdr's ``client_shell.surface.set``).
+
+    ``active: false``: send no pane rows (state only) and count no pane as viewed by
+    this client until it sends ``active: true`` (the rows then come whole). Answered
+    with :class:`SurfaceSet`; the lease ends with the connection.
+    """
+
+    active: bool
+
+
+ClientMessage: TypeAlias = Input | Paste | Scroll | Resize | View | Surface
+CLIENT_MESSAGES: Final = (Input, Paste, Scroll, Resize, View, Surface)
 
 # ----------------------------------------------------------------------------- server → client
 
@@ -209,8 +221,15 @@ class WindowTitle(_FromServer, frozen=True, kw_only=True, tag="window_title"):
     title: Annotated[str | None, _doc("Sanitised: printable text only")] = None
 
 
-ServerMessage: TypeAlias = State | Rows | Bye | Toast | WindowTitle
-SERVER_MESSAGES: Final = (State, Rows, Bye, Toast, WindowTitle)
+class SurfaceSet(_FromServer, frozen=True, kw_only=True, tag="surface_set"):
+    """The acknowledgement of a :class:`Surface` lease (``client_shell_surface_set``)."""
+
+    active: bool
+    projection_revision: Annotated[int, _doc("Bumped by every layout or presentation change")]
+
+
+ServerMessage: TypeAlias = State | Rows | Bye | Toast | WindowTitle | SurfaceSet
+SERVER_MESSAGES: Final = (State, Rows, Bye, Toast, WindowTitle, SurfaceSet)
 
 # ----------------------------------------------------------------------------- coding
 

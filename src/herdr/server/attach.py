@@ -45,6 +45,8 @@ from herdr.api.attach_messages import (
     Scroll,
     State,
     StateDoc,
+    Surface,
+    SurfaceSet,
     TabLayout,
     View,
     WindowTitle,
@@ -183,6 +185,7 @@ class AttachedClient:
     workspace_id: str | None = None
     tab_id: str | None = None
     focused: bool = True
+    surface: bool = True  # the surface-interest lease: False, no rows are sent
     last_active: float = field(default_factory=time.monotonic)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     state_gen: int = -1
@@ -279,7 +282,7 @@ class AttachRegistry:
         session = self.core.panes.session
         viewed: set[str] = set()
         for client in self.clients.values():
-            shown = client.view_tab(session) if client.focused else None
+            shown = client.view_tab(session) if client.focused and client.surface else None
             if shown is not None:
                 ws, tab = shown
                 viewed.update(ws.pane_id(pane) for pane in tab.panes.values())
@@ -482,7 +485,7 @@ class AttachRegistry:
         if client.state_gen != self.state_gen:
             client.state_gen = self.state_gen
             lines.append(state)
-        shown = client.view_tab(host.session)
+        shown = client.view_tab(host.session) if client.surface else None
         terms: dict[str, Terminal] = {}
         panes_of: dict[str, str] = {}
         visible: set[str] = set()
@@ -608,6 +611,19 @@ class AttachRegistry:
                     except Exception:
                         log.exception("tab_viewed failed")
             client.wake.set()
+        elif isinstance(msg, Surface):
+            self._surface(client, msg.active)
+
+    def _surface(self, client: AttachedClient, active: bool) -> None:
+        """Take or release ``client``'s surface-interest lease, and acknowledge it."""
+        if active != client.surface:
+            client.surface = active
+            client.sent.clear()  # back on: every visible row again, whole
+            self.ui.bump()
+            self.refresh_views()
+        ack = SurfaceSet(active=active, projection_revision=self.ui.projection_revision)
+        client.conn.write(encode_line(ack))
+        client.wake.set()
 
     def _invalidate(self, term: Terminal) -> None:
         screen = self.screens.get(term.terminal_id)

@@ -1,5 +1,6 @@
 """What the server keeps for its TUI clients' own surfaces (toasts, window title, agent
-view, right-click routing, surface leases); served by :mod:`herdr.server.methods_client`.
+view, right-click routing, the projection revision); served by
+:mod:`herdr.server.methods_client` and the attach stream.
 
 Plain state, owned by the attach registry (whose state document carries the agent
 view and right-click routing to every client). Times are ``time.monotonic()`` values.
@@ -8,10 +9,7 @@ view and right-click routing to every client). Times are ``time.monotonic()`` va
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from herdr.server.transport import Connection
+from typing import Any
 
 NOTIFICATION_RATE_S = 1.0  # herdr: at most one API notification a second
 TOAST_S = 3.0  # how long an API toast stays (herdr's UpdateInstalled kind)
@@ -26,7 +24,6 @@ class ClientUi:
     window_title: str | None = None  # the API title, kept for clients that attach later
     agent_view: dict[str, Any] | None = None  # the validated agent.view.set spec
     right_click_pane: set[str] = field(default_factory=set)  # terminal ids: clicks to the app
-    surfaces: dict[Connection, bool] = field(default_factory=dict)  # surface interest leases
     projection_revision: int = 0  # bumped on every change of what clients present
 
     def rate_limited(self, now: float) -> bool:

@@ -110,30 +110,15 @@ def window_title_clear(call: Call) -> Result:
 
 
 def surface_set(call: Call) -> Result:
-    """The requesting connection's interest in pane presentation: a lease held while
-    the connection is open (dropped when it closes), acknowledged with the server's
-    projection revision (bumped by every layout, focus or presentation change)."""
-    ui = call.server.attach.ui
-    conn = call.conn
-    active = bool(call.params["active"])
-    before = ui.surfaces.get(conn, False)
-    if active:
-        if conn not in ui.surfaces:
-
-            def release() -> None:
-                ui.surfaces.pop(conn, None)
-
-            conn.add_close_callback(release)
-        ui.surfaces[conn] = True
-    else:
-        ui.surfaces.pop(conn, None)
-    if before != active:
-        ui.bump()
-    return {
-        "type": "client_shell_surface_set",
-        "active": active,
-        "projection_revision": ui.projection_revision,
-    }
+    """herdr 0.9 takes the surface-interest lease only on a client-shell endpoint
+    connection and refuses it on a plain API connection, as here: one request, one
+    answer, closed, so a lease could not outlive its answer. Our endpoint is the attach
+    stream: a TUI sends it a ``surface`` line (:class:`~herdr.api.attach_messages.Surface`)
+    and gets ``surface_set`` with the projection revision back."""
+    raise ApiError(
+        ErrorCode.CONNECTION_LOCAL_ONLY,
+        "client_shell.surface.set is only available through a client shell endpoint",
+    )
 
 
 # ----------------------------------------------------------------------------- agent view
