@@ -255,6 +255,9 @@ def test_surface_lease_on_the_attach_stream(server: ServerHandle, stream: Stream
     ok(server.request("pane.split", {"target_pane_id": "w1:p1", "direction": "right"}))
     stream.pump(lambda: len(stream.state["panes"]) == 2)  # state still comes
     assert len(stream.of(am.Rows)) == rows_before  # rows do not, while released
+    set_delivery(server, "herdr")  # and a released client is no foreground client
+    passive = ok(server.request("notification.show", {"title": "x"}))
+    assert passive["reason"] == "no_foreground_client"
     stream.send({"t": "surface", "active": True})
     stream.pump(lambda: len(stream.of(am.SurfaceSet)) == 2)
     on = stream.of(am.SurfaceSet)[1]

@@ -67,6 +67,10 @@ NOUNS: dict[str, tuple[str, str]] = {
     "workspace": ("create, list and manage workspaces", "herdr.cli.workspace:add_workspace"),
     "tab": ("create, list and manage tabs", "herdr.cli.workspace:add_tab"),
     "pane": ("split, read, type into and wait on panes", "herdr.cli.pane:add_pane"),
+    "notification": (
+        "show a notification in the attached TUI",
+        "herdr.cli.notification:add_notification",
+    ),
 }
 
 _ROOT_VALUE_FLAGS = frozenset({"--session"})

@@ -266,9 +266,9 @@ class AttachRegistry:
     # -- seen/attention --------------------------------------------------------------
 
     def foreground(self) -> AttachedClient | None:
-        """The most recently active attached client: the one client-local effects
-        (toasts, window titles) go to."""
-        live = [c for c in self.clients.values() if not c.conn.closed]
+        """The most recently active attached client that holds its surface lease: the
+        one client-local effects (toasts, window titles) go to."""
+        live = [c for c in self.clients.values() if c.surface and not c.conn.closed]
         return max(live, key=lambda c: c.last_active, default=None)
 
     def pane_viewed(self, pane_id: str) -> bool:
