@@ -607,3 +607,37 @@ def test_copy_mode_scrolls_selects_and_copies_with_osc52(tui: Tui) -> None:
     tui.keys("Enter")
     screen = tui.wait_text("aftercopy")
     assert "xecho" not in screen
+
+
+def test_notification_show_draws_a_toast_that_goes_away(tui: Tui) -> None:
+    config = tui.root / "c" / "herdr" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[ui.toast]\ndelivery = "herdr"\n')
+    tui.open()
+    tui.wait_for(_prompt_ready, message="no prompt")
+    params = {"title": "E2E toast\x1b[2J", "body": "from the api", "position": "top-right"}
+    reply = tui.request("notification.show", params)
+    assert reply["result"] == {"type": "notification_show", "shown": True, "reason": "shown"}
+    screen = tui.wait_text("E2E toast[2J")  # drawn, its escape defused
+    row = next(line for line in screen.split("\n") if "E2E toast" in line)
+    assert row.rstrip().endswith("│") and row.index("E2E toast") > COLS // 2  # top-right
+    assert "from the api" in screen
+    tui.wait_for(lambda s: "E2E toast" not in s, message="the toast never went away")
+    assert "$" in tui.screen()  # the panes are drawn again where it was
+
+
+def test_window_title_is_set_and_given_back(tui: Tui) -> None:
+    tui.open()
+    tui.wait_for(_prompt_ready, message="no prompt")
+    before = tui.pane_flag("#{pane_title}")
+    reply = tui.request("client.window_title.set", {"title": "e2e\x07-title\x1b\\"})
+    assert reply["result"] == {"type": "client_window_title", "changed": True, "reason": "set"}
+    wait_until(lambda: tui.pane_flag("#{pane_title}") == "e2e-title\\", TIMEOUT)
+    reply = tui.request("client.window_title.clear", {})
+    assert reply["result"]["reason"] == "cleared"
+    wait_until(lambda: tui.pane_flag("#{pane_title}") == before, TIMEOUT)
+    tui.request("client.window_title.set", {"title": "until-detach"})
+    wait_until(lambda: tui.pane_flag("#{pane_title}") == "until-detach", TIMEOUT)
+    tui.keys("C-b", "q")  # detach: the client gives the title back on its way out
+    tui.wait_text("HERDR-EXIT=0")
+    assert tui.pane_flag("#{pane_title}") == before
