@@ -389,6 +389,17 @@ def test_pane_input_set_routes_right_clicks(server: ServerHandle, stream: Stream
     stream.pump(lambda: "right_click" not in _record(stream, "w1:p1"))
 
 
+def test_pane_split_with_right_click_pane(server: ServerHandle, stream: Stream) -> None:
+    split = {"target_pane_id": "w1:p1", "direction": "right", "right_click": "pane"}
+    pane_id = ok(server.request("pane.split", split))["pane"]["pane_id"]
+    stream.pump(lambda: any(p["pane_id"] == pane_id for p in stream.state["panes"]))
+    stream.pump(lambda: _record(stream, pane_id).get("right_click") == "pane")
+    plain = ok(server.request("pane.split", {"target_pane_id": "w1:p1", "direction": "down"}))
+    other = plain["pane"]["pane_id"]
+    stream.pump(lambda: any(p["pane_id"] == other for p in stream.state["panes"]))
+    assert "right_click" not in _record(stream, other)
+
+
 @pytest.mark.parametrize(
     ("params", "code"),
     [

@@ -44,7 +44,7 @@ def build_table() -> dict[str, Method]:
         "pane.list": Method(panes.pane_list),
         "pane.get": Method(panes.pane_get),
         "pane.current": Method(panes.pane_current),
-        "pane.split": Method(panes.pane_split),
+        "pane.split": Method(methods_client.split_routes_right_click(panes.pane_split)),
         "pane.close": Method(panes.pane_close),
         "pane.rename": Method(panes.pane_rename),
         "pane.focus": Method(methods_agents.pane_focus_marks_seen(panes.pane_focus)),

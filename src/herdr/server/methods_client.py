@@ -11,6 +11,7 @@ document every client gets. State lives in :class:`herdr.server.client_ui.Client
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from herdr.api import protocol
@@ -187,6 +188,24 @@ def pane_input_set(call: Call) -> Result:
         registry.ui.bump()
         registry.state_changed()
     return {"type": "ok"}
+
+
+def split_routes_right_click(split: Callable[[Call], Result]) -> Callable[[Call], Result]:
+    """``pane.split`` with ``right_click: pane``: the new pane starts routing right
+    clicks to its program, as after ``pane.input.set`` (the default, ``herdr``, is
+    what every pane starts with)."""
+
+    def handler(call: Call) -> Result:
+        result = split(call)
+        if call.params.get("right_click") == "pane":
+            loc = call.server.panes.session.pane(result["pane"]["pane_id"])
+            registry = call.server.attach
+            registry.ui.right_click_pane.add(loc.pane.terminal_id)
+            registry.ui.bump()
+            registry.state_changed()
+        return result
+
+    return handler
 
 
 # ----------------------------------------------------------------------------- popups
