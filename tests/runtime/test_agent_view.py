@@ -193,3 +193,16 @@ def test_a_true_value_is_not_the_number_one() -> None:
 def test_validate_refuses(params: dict[str, Any]) -> None:
     with pytest.raises(av.AgentViewError):
         av.validate(params)
+
+
+@pytest.mark.parametrize(
+    ("levels", "deep"),
+    [(1, False), (8, False), (9, True), (100_000, True)],
+    ids=["one", "at_limit", "past_limit", "hostile"],
+)
+def test_too_deep_is_iterative(levels: int, deep: bool) -> None:
+    node: Any = {"op": "exists", "field": "agent"}
+    for _ in range(levels - 1):
+        node = {"op": "all", "filters": [{"op": "exists", "field": "agent"}, node]}
+    assert av.too_deep(node) is deep
+    assert av.too_deep(None) is False and av.too_deep("not a filter") is False

@@ -302,6 +302,9 @@ ANY_EMPTY = {"op": "any", "filters": []}
 DEEP: dict[str, Any] = {"op": "exists", "field": "agent"}
 for _ in range(8):
     DEEP = {"op": "not", "filter": DEEP}
+HOSTILE: dict[str, Any] = {"op": "exists", "field": "agent"}
+for _ in range(400):  # deep enough to exhaust a recursive schema walk
+    HOSTILE = {"op": "any", "filters": [{"op": "exists", "field": "agent"}, HOSTILE]}
 
 
 @pytest.mark.parametrize(
@@ -313,6 +316,7 @@ for _ in range(8):
         ({"source": "ok", "label": "\x1b\x07"}, "invalid_agent_view"),
         ({"source": "ok", "filter": ANY_EMPTY}, "invalid_agent_view"),
         ({"source": "ok", "filter": DEEP}, "invalid_agent_view"),
+        ({"source": "ok", "filter": HOSTILE}, "invalid_agent_view"),
         (
             {"source": "ok", "filter": {"op": "eq", "field": "status", "value": "asleep"}},
             "invalid_agent_view",
@@ -349,6 +353,7 @@ for _ in range(8):
         "label_unprintable",
         "any_empty",
         "too_deep",
+        "hostile_depth",
         "unknown_status",
         "seen_not_bool",
         "context_wrong_field",

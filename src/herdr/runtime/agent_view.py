@@ -117,6 +117,29 @@ def _check_filter(node: Any, depth: int, count: list[int]) -> None:
         _token(node["field"])
 
 
+def too_deep(node: Any) -> bool:
+    """Whether the filter tree ``node`` nests past :data:`MAX_FILTER_DEPTH` levels.
+
+    Iterative, and it stops at the first path too deep: it runs before the schema
+    check, whose recursive walk a hostile tree a few hundred levels deep would
+    otherwise exhaust. Anything that is not a filter node counts as a leaf.
+    """
+    stack: list[tuple[Any, int]] = [(node, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if not isinstance(item, dict):
+            continue
+        if depth > MAX_FILTER_DEPTH:
+            return True
+        child = item.get("filter")
+        children = item.get("filters")
+        if child is not None:
+            stack.append((child, depth + 1))
+        if isinstance(children, list):
+            stack.extend((c, depth + 1) for c in children)
+    return False
+
+
 def validate(params: Mapping[str, Any]) -> Spec:
     """The view to store: source and label normalised, sort orders filled in.
 

@@ -77,6 +77,9 @@ def build_table() -> dict[str, Method]:
             reports.workspace_report_metadata, precheck=reports.metadata_precheck
         ),
         **{name: Method(handler) for name, handler in methods_client.METHODS.items()},
+        "agent.view.set": Method(
+            methods_client.agent_view_set, precheck=methods_client.agent_view_precheck
+        ),
         methods_attach.ATTACH_METHOD: Method(
             methods_attach.client_attach, precheck=methods_attach.attach_precheck
         ),

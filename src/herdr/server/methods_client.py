@@ -134,6 +134,15 @@ def _view_result(spec: dict[str, Any] | None) -> Result:
     }
 
 
+def agent_view_precheck(params: dict[str, Any]) -> None:
+    """Refuse a filter nested past herdr's limit before the schema walks it."""
+    if agent_view.too_deep(params.get("filter")):
+        raise ApiError(
+            ErrorCode.INVALID_AGENT_VIEW,
+            f"agent view filter may be nested at most {agent_view.MAX_FILTER_DEPTH} levels",
+        )
+
+
 def agent_view_set(call: Call) -> Result:
     """Replace the sidebar's agent list projection (filter + sort under a label)."""
     source = str(call.params.get("source", ""))
