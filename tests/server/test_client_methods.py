@@ -228,6 +228,26 @@ def test_window_title_set_clear_and_later_clients(server: ServerHandle, stream: 
         late.close()
 
 
+def test_window_title_follows_the_foreground_client(server: ServerHandle) -> None:
+    first, second = Stream(server.socket_path), Stream(server.socket_path)
+    try:
+        first.pump(lambda: bool(first.state))
+        second.pump(lambda: bool(second.state))
+        ok(server.request("client.window_title.set", {"title": "mine"}))
+        second.pump(lambda: bool(second.of(am.WindowTitle)))  # the latest client
+        assert first.of(am.WindowTitle) == []
+        first.send({"t": "in", "pane_id": "w1:p1", "data": "x"})  # first is active again
+        first.pump(lambda: bool(first.of(am.WindowTitle)))
+        assert first.of(am.WindowTitle)[0].title == "mine"
+        first.send({"t": "in", "pane_id": "w1:p1", "data": "y"})
+        ok(server.request("client.window_title.clear", {}))
+        first.pump(lambda: len(first.of(am.WindowTitle)) == 2)
+        assert first.of(am.WindowTitle)[1].title is None  # given once, then cleared
+    finally:
+        first.close()
+        second.close()
+
+
 @pytest.mark.parametrize("title", ["", "\x1b\x07", "\n\t "], ids=["empty", "controls", "blank"])
 def test_window_title_with_nothing_printable(
     server: ServerHandle, stream: Stream, title: str

@@ -370,6 +370,16 @@ class AttachRegistry:
         client.last_active = time.monotonic()
         self.apply_size(client)
 
+    def sync_title(self, client: AttachedClient) -> None:
+        """Give the API window title to ``client``, now the foreground one, unless it
+        has it already: the title follows the foreground client, as in herdr."""
+        ui = self.ui
+        if ui.window_title is None or ui.title_client == client.client_id:
+            return
+        if client.surface and not client.conn.closed:
+            ui.title_client = client.client_id
+            client.conn.write(encode_line(WindowTitle(title=ui.window_title)))
+
     def apply_size(self, client: AttachedClient) -> None:
         host = self.core.panes
         if client.cols <= 0 or client.rows <= 0:
@@ -578,6 +588,7 @@ class AttachRegistry:
             with contextlib.suppress(Exception):
                 term.write(raw)
             self.touch(client)
+            self.sync_title(client)
         elif isinstance(msg, Scroll):
             term = self._input_terminal(client, msg.pane_id or None)
             delta = _clamp(msg.delta, 0, low=-_MAX_SCROLL, high=_MAX_SCROLL)
@@ -591,6 +602,7 @@ class AttachRegistry:
             client.cols = _clamp(msg.cols, client.cols, low=1, high=MAX_SIZE_CELLS)
             client.rows = _clamp(msg.rows, client.rows, low=1, high=MAX_SIZE_CELLS)
             self.touch(client)
+            self.sync_title(client)
             client.wake.set()
         elif isinstance(msg, View):
             before = client.view_tab(host.session)
@@ -681,8 +693,8 @@ async def serve_client(
     conn.stream_input(_ClientLines(registry, client).feed)
     started = AttachStarted(client_id=client.client_id, max_fps=MAX_FPS)
     conn.write(encode(protocol.success(request_id, msgspec.to_builtins(started))))
-    if registry.ui.window_title is not None and registry.foreground() is client:
-        conn.write(encode_line(WindowTitle(title=registry.ui.window_title)))
+    if registry.foreground() is client:
+        registry.sync_title(client)
     client.wake.set()  # the first frame: state and every visible row
     log.info("client attached", extra={"client_id": client.client_id})
     try:

@@ -22,6 +22,7 @@ class ClientUi:
     last_notification: float | None = None  # when an API notification was last shown
     toast_until: float = 0.0  # the live toast's end; another one before it is "busy"
     window_title: str | None = None  # the API title, kept for clients that attach later
+    title_client: str | None = None  # the client id that was last given it
     agent_view: dict[str, Any] | None = None  # the validated agent.view.set spec
     right_click_pane: set[str] = field(default_factory=set)  # terminal ids: clicks to the app
     projection_revision: int = 0  # bumped on every change of what clients present

@@ -87,15 +87,19 @@ def notification_show(call: Call) -> Result:
 
 
 def _window_title(registry: AttachRegistry, title: str | None) -> Result:
-    registry.ui.window_title = title  # kept for the next client that attaches
-    sent = _send(registry.foreground(), encode_line(WindowTitle(title=title)))
+    ui = registry.ui
+    ui.window_title = title  # kept for the next foreground client, or one attaching later
+    foreground = registry.foreground()
+    sent = _send(foreground, encode_line(WindowTitle(title=title)))
+    ui.title_client = foreground.client_id if sent and foreground is not None else None
     reason = ("set" if title is not None else "cleared") if sent else "no_foreground_client"
     return {"type": "client_window_title", "changed": sent, "reason": reason}
 
 
 def window_title_set(call: Call) -> Result:
     """The foreground client's host terminal title (OSC 2), sanitised; it stays until
-    ``client.window_title.clear`` and is given to clients that attach later too."""
+    ``client.window_title.clear`` and follows the foreground: a client that becomes
+    it (types, resizes, attaches) gets the title too."""
     title = window_title_text(call.params["title"])
     if title is None:
         raise ApiError(protocol.INVALID_PARAMS, "window title is empty")
