@@ -641,3 +641,35 @@ def test_window_title_is_set_and_given_back(tui: Tui) -> None:
     tui.keys("C-b", "q")  # detach: the client gives the title back on its way out
     tui.wait_text("HERDR-EXIT=0")
     assert tui.pane_flag("#{pane_title}") == before
+
+
+MOUSE_PROBE = """\
+import os, sys, tty
+tty.setraw(0)
+os.write(1, b"\\x1b[?1000h\\x1b[?1006hPROBE-READY\\r\\n")
+while True:
+    data = os.read(0, 256)
+    os.write(1, b"GOT " + data.replace(b"\\x1b", b"ESC") + b"\\r\\n")
+"""
+
+
+def test_right_clicks_stay_with_herdr_until_pane_input_set(tui: Tui) -> None:
+    (tui.root / "work" / "probe.py").write_text(MOUSE_PROBE)
+    tui.open()
+    tui.wait_for(_prompt_ready, message="no prompt")
+    tui.literal(f"'{sys.executable}' probe.py")
+    tui.keys("Enter")
+    tui.wait_text("PROBE-READY")
+    tui.literal("\x1b[<2;40;10M\x1b[<2;40;10m")  # right click: herdr keeps it
+    tui.literal("\x1b[<0;40;10M\x1b[<0;40;10m")  # left click: the program gets it
+    screen = tui.wait_text("ESC[<0;")
+    assert "ESC[<2;" not in screen  # the right click before it never reached the program
+    reply = tui.request("pane.input.set", {"pane_id": "w1:p1", "right_click": "pane"})
+    assert reply["result"] == {"type": "ok"}
+    # the routing reaches the client with its next state document: click until it has
+
+    def routed() -> bool:
+        tui.literal("\x1b[<2;40;10M\x1b[<2;40;10m")
+        return "ESC[<2;" in tui.screen()
+
+    wait_until(routed, TIMEOUT, interval=0.2, message="the right click never reached the pane")
