@@ -673,3 +673,26 @@ def test_right_clicks_stay_with_herdr_until_pane_input_set(tui: Tui) -> None:
         return "ESC[<2;" in tui.screen()
 
     wait_until(routed, TIMEOUT, interval=0.2, message="the right click never reached the pane")
+
+
+def test_agent_view_relabels_and_filters_the_sidebar_agents(tui: Tui) -> None:
+    tui.open()
+    tui.wait_for(_prompt_ready, message="no prompt")
+    tui.literal("claude")
+    tui.keys("Enter")
+    tui.wait_for(lambda s: re.search(r"claude\s+\w+", s) is not None, message="no agent")
+    view = {
+        "source": "e2e.views",
+        "label": "Blocked only",
+        "filter": {"op": "eq", "field": "status", "value": "blocked"},
+    }
+    assert tui.request("agent.view.set", view)["result"]["active"] is True
+    tui.wait_for(
+        lambda s: "Blocked only" in s and re.search(r"claude\s+\w+", s) is None,
+        message="the view did not replace the agent list",
+    )
+    tui.literal("please ask first")
+    tui.keys("Enter")
+    tui.wait_for(lambda s: re.search(r"claude\s+blocked", s) is not None, message="not listed")
+    assert tui.request("agent.view.clear", {"source": "e2e.views"})["result"]["active"] is False
+    tui.wait_for(lambda s: "Agents" in s and "Blocked only" not in s, message="not cleared")
