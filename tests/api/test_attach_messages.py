@@ -93,6 +93,7 @@ CASES = [
                 },
                 "focused": ["w1", "w1:t1", "w1:p1"],
                 "area": [100, 20],
+                "agent_view": None,
             },
         },
     ),
@@ -108,6 +109,7 @@ CASES = [
                 "layouts": {},
                 "focused": [None, None, None],
                 "area": [0, 0],
+                "agent_view": None,
             },
         },
     ),
@@ -160,6 +162,29 @@ CASES = [
         },
     ),
     Case("bye", am.Bye(reason="server_stopping"), {"t": "bye", "reason": "server_stopping"}),
+    Case(
+        "toast",
+        am.Toast(title="build failed", body="3 tests", position="top-left", sound="done"),
+        {
+            "t": "toast",
+            "title": "build failed",
+            "body": "3 tests",
+            "position": "top-left",
+            "sound": "done",
+            "delivery": "herdr",
+            "seconds": 3.0,
+        },
+    ),
+    Case(
+        "window_title", am.WindowTitle(title="w1 build"), {"t": "window_title", "title": "w1 build"}
+    ),
+    Case("window_title_clear", am.WindowTitle(), {"t": "window_title", "title": None}),
+    Case("surface", am.Surface(active=False), {"t": "surface", "active": False}),
+    Case(
+        "surface_set",
+        am.SurfaceSet(active=True, projection_revision=7),
+        {"t": "surface_set", "active": True, "projection_revision": 7},
+    ),
     Case(
         "attach_params",
         am.AttachParams(cols=80, rows=24),

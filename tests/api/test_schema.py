@@ -238,7 +238,8 @@ def test_summary_lists_every_method() -> None:
         assert f"  {method}\n" in text + "\n"
     assert text.splitlines()[-1] == (
         "extension attach_stream (client.attach): "
-        "sends in, paste, scroll, resize, view; pushes state, rows, bye"
+        "sends in, paste, scroll, resize, view, surface; "
+        "pushes state, rows, bye, toast, window_title, surface_set"
     )
 
 

@@ -18,6 +18,7 @@ import pytest
         ["pane", "list"],
         ["workspace", "create", "--cwd", "."],
         ["pane", "send-keys", "w1:p1", "enter"],
+        ["notification", "show", "hello", "--sound", "done"],
     ],
     ids=" ".join,
 )

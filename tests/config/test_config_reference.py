@@ -58,6 +58,7 @@ READ_BY_OUR_CODE: dict[str, Callable[[], Any]] = {
     "ui.mouse_scroll_lines": lambda: _UI.scroll_lines,
     "ui.sound.enabled": lambda: _UI.bell,
     "ui.toast.delivery": lambda: "terminal" if _UI.osc9 else "off",
+    "ui.toast.herdr.position": lambda: _UI.toast_position,
     # herdr.cli: launch (nested TUI guard) and status (channel shown)
     "experimental.allow_nested": lambda: False,
     "update.channel": lambda: "stable",

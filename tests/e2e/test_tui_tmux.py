@@ -607,3 +607,92 @@ def test_copy_mode_scrolls_selects_and_copies_with_osc52(tui: Tui) -> None:
     tui.keys("Enter")
     screen = tui.wait_text("aftercopy")
     assert "xecho" not in screen
+
+
+def test_notification_show_draws_a_toast_that_goes_away(tui: Tui) -> None:
+    config = tui.root / "c" / "herdr" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[ui.toast]\ndelivery = "herdr"\n')
+    tui.open()
+    tui.wait_for(_prompt_ready, message="no prompt")
+    params = {"title": "E2E toast\x1b[2J", "body": "from the api", "position": "top-right"}
+    reply = tui.request("notification.show", params)
+    assert reply["result"] == {"type": "notification_show", "shown": True, "reason": "shown"}
+    screen = tui.wait_text("E2E toast[2J")  # drawn, its escape defused
+    row = next(line for line in screen.split("\n") if "E2E toast" in line)
+    assert row.rstrip().endswith("│") and row.index("E2E toast") > COLS // 2  # top-right
+    assert "from the api" in screen
+    tui.wait_for(lambda s: "E2E toast" not in s, message="the toast never went away")
+    assert "$" in tui.screen()  # the panes are drawn again where it was
+
+
+def test_window_title_is_set_and_given_back(tui: Tui) -> None:
+    tui.open()
+    tui.wait_for(_prompt_ready, message="no prompt")
+    before = tui.pane_flag("#{pane_title}")
+    reply = tui.request("client.window_title.set", {"title": "e2e\x07-title\x1b\\"})
+    assert reply["result"] == {"type": "client_window_title", "changed": True, "reason": "set"}
+    wait_until(lambda: tui.pane_flag("#{pane_title}") == "e2e-title\\", TIMEOUT)
+    reply = tui.request("client.window_title.clear", {})
+    assert reply["result"]["reason"] == "cleared"
+    wait_until(lambda: tui.pane_flag("#{pane_title}") == before, TIMEOUT)
+    tui.request("client.window_title.set", {"title": "until-detach"})
+    wait_until(lambda: tui.pane_flag("#{pane_title}") == "until-detach", TIMEOUT)
+    tui.keys("C-b", "q")  # detach: the client gives the title back on its way out
+    tui.wait_text("HERDR-EXIT=0")
+    assert tui.pane_flag("#{pane_title}") == before
+
+
+MOUSE_PROBE = """\
+import os, sys, tty
+tty.setraw(0)
+os.write(1, b"\\x1b[?1000h\\x1b[?1006hPROBE-READY\\r\\n")
+while True:
+    data = os.read(0, 256)
+    os.write(1, b"GOT " + data.replace(b"\\x1b", b"ESC") + b"\\r\\n")
+"""
+
+
+def test_right_clicks_stay_with_herdr_until_pane_input_set(tui: Tui) -> None:
+    (tui.root / "work" / "probe.py").write_text(MOUSE_PROBE)
+    tui.open()
+    tui.wait_for(_prompt_ready, message="no prompt")
+    tui.literal(f"'{sys.executable}' probe.py")
+    tui.keys("Enter")
+    tui.wait_text("PROBE-READY")
+    tui.literal("\x1b[<2;40;10M\x1b[<2;40;10m")  # right click: herdr keeps it
+    tui.literal("\x1b[<0;40;10M\x1b[<0;40;10m")  # left click: the program gets it
+    screen = tui.wait_text("ESC[<0;")
+    assert "ESC[<2;" not in screen  # the right click before it never reached the program
+    reply = tui.request("pane.input.set", {"pane_id": "w1:p1", "right_click": "pane"})
+    assert reply["result"] == {"type": "ok"}
+    # the routing reaches the client with its next state document: click until it has
+
+    def routed() -> bool:
+        tui.literal("\x1b[<2;40;10M\x1b[<2;40;10m")
+        return "ESC[<2;" in tui.screen()
+
+    wait_until(routed, TIMEOUT, interval=0.2, message="the right click never reached the pane")
+
+
+def test_agent_view_relabels_and_filters_the_sidebar_agents(tui: Tui) -> None:
+    tui.open()
+    tui.wait_for(_prompt_ready, message="no prompt")
+    tui.literal("claude")
+    tui.keys("Enter")
+    tui.wait_for(lambda s: re.search(r"claude\s+\w+", s) is not None, message="no agent")
+    view = {
+        "source": "e2e.views",
+        "label": "Blocked only",
+        "filter": {"op": "eq", "field": "status", "value": "blocked"},
+    }
+    assert tui.request("agent.view.set", view)["result"]["active"] is True
+    tui.wait_for(
+        lambda s: "Blocked only" in s and re.search(r"claude\s+\w+", s) is None,
+        message="the view did not replace the agent list",
+    )
+    tui.literal("please ask first")
+    tui.keys("Enter")
+    tui.wait_for(lambda s: re.search(r"claude\s+blocked", s) is not None, message="not listed")
+    assert tui.request("agent.view.clear", {"source": "e2e.views"})["result"]["active"] is False
+    tui.wait_for(lambda s: "Agents" in s and "Blocked only" not in s, message="not cleared")

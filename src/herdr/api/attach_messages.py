@@ -6,10 +6,13 @@ connection. The server answers with a normal success envelope whose result is
 apart by their ``t`` field (a tagged union):
 
 * client → server (:data:`ClientMessage`): :class:`Input`, :class:`Paste`,
-  :class:`Scroll`, :class:`Resize`, :class:`View`. Nothing is answered; what they
-  change shows in the next frame. Commands (split, close, focus…) go through the
-  public methods on connections of their own.
-* server → client (:data:`ServerMessage`): :class:`State`, :class:`Rows`, :class:`Bye`.
+  :class:`Scroll`, :class:`Resize`, :class:`View`, :class:`Surface`. Nothing is
+  answered (but :class:`Surface`); what they change shows in the next frame.
+  Commands (split, close, focus…) go through the public methods on connections of
+  their own.
+* server → client (:data:`ServerMessage`): :class:`State`, :class:`Rows`, :class:`Bye`,
+  :class:`SurfaceSet`, and the client-local side effects sent to the foreground
+  client only: :class:`Toast` and :class:`WindowTitle`.
 
 This module is the one declaration: the server decodes client lines and encodes its
 own with it, the client does the reverse, and ``herdr api schema`` lists the structs
@@ -107,8 +110,19 @@ class View(_FromClient, frozen=True, kw_only=True, tag="view"):
     focused: Annotated[bool | None, _doc("Host terminal focus; null or absent: unchanged")] = None
 
 
-ClientMessage: TypeAlias = Input | Paste | Scroll | Resize | View
-CLIENT_MESSAGES: Final = (Input, Paste, Scroll, Resize, View)
+class Surface(_FromClient, frozen=True, kw_only=True, tag="surface"):
+    """The client's surface-interest lease (herdr's ``client_shell.surface.set``).
+
+    ``active: false``: send no pane rows (state only) and count no pane as viewed by
+    this client until it sends ``active: true`` (the rows then come whole). Answered
+    with :class:`SurfaceSet`; the lease ends with the connection.
+    """
+
+    active: bool
+
+
+ClientMessage: TypeAlias = Input | Paste | Scroll | Resize | View | Surface
+CLIENT_MESSAGES: Final = (Input, Paste, Scroll, Resize, View, Surface)
 
 # ----------------------------------------------------------------------------- server → client
 
@@ -145,6 +159,9 @@ class StateDoc(msgspec.Struct, frozen=True, kw_only=True):
         tuple[str | None, str | None, str | None], _doc("The session's focused ids")
     ] = (None, None, None)
     area: Annotated[tuple[int, int], _doc("The session's pane area [cols, rows]")] = (0, 0)
+    agent_view: Annotated[
+        Record | None, _doc("The agent.view.set projection of the sidebar's agent list")
+    ] = None
 
 
 class _FromServer(msgspec.Struct, frozen=True, kw_only=True, tag_field="t"):
@@ -179,8 +196,40 @@ class Bye(_FromServer, frozen=True, kw_only=True, tag="bye"):
     reason: str = ""
 
 
-ServerMessage: TypeAlias = State | Rows | Bye
-SERVER_MESSAGES: Final = (State, Rows, Bye)
+class Toast(_FromServer, frozen=True, kw_only=True, tag="toast"):
+    """A notification.show for the foreground client only.
+
+    Delivery ``herdr``: a toast drawn for ``seconds``; ``terminal``: an OSC 9 notice.
+    """
+
+    title: Annotated[str, _doc("Sanitised: no control characters, at most 80 characters")]
+    body: Annotated[str, _doc("Sanitised likewise, at most 240 characters; may be empty")] = ""
+    position: Annotated[
+        str | None, _doc("top-left, top-right, bottom-left or bottom-right; null: the default")
+    ] = None
+    sound: Annotated[str, _doc("none, done or request: ring the bell unless none")] = "none"
+    delivery: Annotated[str, _doc("herdr (draw a toast) or terminal (OSC 9)")] = "herdr"
+    seconds: Annotated[float, _doc("How long the toast stays")] = 3.0
+
+
+class WindowTitle(_FromServer, frozen=True, kw_only=True, tag="window_title"):
+    """Set the host terminal's window title (OSC 2); null: restore the client's own.
+
+    Sent to the foreground client only (``client.window_title.set`` / ``.clear``).
+    """
+
+    title: Annotated[str | None, _doc("Sanitised: printable text only")] = None
+
+
+class SurfaceSet(_FromServer, frozen=True, kw_only=True, tag="surface_set"):
+    """The acknowledgement of a :class:`Surface` lease (``client_shell_surface_set``)."""
+
+    active: bool
+    projection_revision: Annotated[int, _doc("Bumped by every layout or presentation change")]
+
+
+ServerMessage: TypeAlias = State | Rows | Bye | Toast | WindowTitle | SurfaceSet
+SERVER_MESSAGES: Final = (State, Rows, Bye, Toast, WindowTitle, SurfaceSet)
 
 # ----------------------------------------------------------------------------- coding
 

@@ -73,6 +73,10 @@ NOUNS: dict[str, tuple[str, str]] = {
         "install, remove and check agent hooks (no server needed)",
         "herdr.cli.integration:add_integration",
     ),
+    "notification": (
+        "show a notification in the attached TUI",
+        "herdr.cli.notification:add_notification",
+    ),
 }
 
 _ROOT_VALUE_FLAGS = frozenset({"--session"})

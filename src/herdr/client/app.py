@@ -36,8 +36,10 @@ from herdr.api.attach_messages import (
     StateDoc,
     TabLayout,
     View,
+    WindowTitle,
     decode_server,
 )
+from herdr.api.attach_messages import Toast as ToastLine
 from herdr.api.limits import MAX_SIZE_CELLS
 from herdr.client import actions as a
 from herdr.client import copymode as cm
@@ -66,12 +68,21 @@ from herdr.client.prompt import Prompt, PromptKind, open_prompt
 from herdr.client.render import HostModes, keyboard_mirror, render
 from herdr.client.settings import UiSettings, load_ui_settings
 from herdr.client.terminal import HostTerminal, write_all
+from herdr.client.toast import Toast, make_toast
+from herdr.client.toast import overlay as toast_overlay
 from herdr.client.view import Frame, PaneView, ViewState, pane_area
 from herdr.config.paths import config_file
+from herdr.runtime.client_text import notification_text, window_title_text
 
 ESC_TIMEOUT_S = 0.03
 MAX_READ_LINES = 10_000  # pane.read's cap: longer copies use the rows on screen
 TO_BOTTOM = 10_000  # a scroll delta that always reaches the live bottom
+MAX_TOAST_S = 60.0  # a toast never stays longer, whatever the server says
+# xterm's title stack: save the host's window title before the first one we set, and
+# give it back on clear and on exit. The empty OSC 2 first resets terminals without
+# a stack (tmux) instead of leaving our title behind.
+TITLE_SAVE = b"\x1b[22;2t"
+TITLE_RESTORE = b"\x1b]2;\x1b\\\x1b[23;2t"
 
 ExitReason = Literal["detached", "empty", "server_stopped", "server_lost", "error"]
 Handler = Callable[[Any], None]
@@ -138,10 +149,15 @@ class App:
         self._drag: SplitHandle | None = None
         self._drag_busy = False
         self._drag_next: dict[str, Any] | None = None
+        self.toast: Toast | None = None  # the toast on screen (notification.show)
+        self._toast_timer: asyncio.TimerHandle | None = None
+        self.window_title: str | None = None  # the title we set on the host terminal
         self._on_message: dict[type[Any], Handler] = {
             Rows: self.apply_rows,
             State: lambda msg: self.apply_state(msg.state),
             Bye: lambda _msg: self.finish("server_stopped"),
+            ToastLine: self.show_toast,
+            WindowTitle: self.set_window_title,
         }
         self._copy_effects: dict[type[Any], Callable[[cm.CopyState, Any], None]] = {
             cm.Scroll: lambda before, e: self.conn.send(
@@ -158,6 +174,9 @@ class App:
         try:
             return _run_loop(self._main())
         finally:
+            if self.window_title is not None:
+                with contextlib.suppress(OSError):
+                    write_all(self.fd_out, TITLE_RESTORE)
             self.host.restore()
 
     async def _main(self) -> ExitReason:
@@ -228,6 +247,44 @@ class App:
             self.finish("error", f"{type(exc).__name__}: {exc}")
             return
         self.draw()
+
+    def show_toast(self, msg: ToastLine) -> None:
+        """A ``notification.show`` for this client: a toast drawn for ``seconds``, or an
+        OSC 9 notice (``terminal`` delivery); the bell for a sound, if the bell is on."""
+        if msg.delivery == "terminal":
+            text = notification_text(f"{msg.title}: {msg.body}" if msg.body else msg.title, 320)
+            if text is None:
+                return
+            self.write(f"\x1b]9;{text}\x1b\\".encode())
+        else:
+            toast = make_toast(msg.title, msg.body, msg.position, self.settings.toast_position)
+            if toast is None:
+                return
+            self.toast = toast
+            if self._toast_timer is not None:
+                self._toast_timer.cancel()
+            seconds = max(0.1, min(msg.seconds, MAX_TOAST_S))
+            loop = asyncio.get_running_loop()
+            self._toast_timer = loop.call_later(seconds, self._toast_expired)
+        if msg.sound != "none" and self.settings.bell:
+            self.write(b"\a")
+
+    def _toast_expired(self) -> None:
+        self._toast_timer = None
+        self.toast = None
+        self.schedule_draw()
+
+    def set_window_title(self, msg: WindowTitle) -> None:
+        """Set the host terminal's title (OSC 2), or give it back (``title`` null)."""
+        title = window_title_text(msg.title) if msg.title is not None else None
+        if title is not None:
+            if self.window_title is None:
+                self.write(TITLE_SAVE)
+            self.window_title = title
+            self.write(f"\x1b]2;{title}\x1b\\".encode())
+        elif self.window_title is not None:
+            self.window_title = None
+            self.write(TITLE_RESTORE)
 
     def _on_stream_lost(self, detail: str) -> None:
         self.finish("server_lost", detail)
@@ -393,6 +450,8 @@ class App:
             self.write(keyboard_mirror(self.host_keyboard, keyboard))
             self.host_keyboard = keyboard
         frame = compose(*self.view_parts())
+        if self.toast is not None:
+            frame = toast_overlay(frame, self.toast)
         data = render(self.frame, frame, force=force)
         self.frame = frame
         if data:
@@ -805,6 +864,8 @@ class App:
             pane_id, local_x, local_y = pane_hit
             mirror = self.panes.get(pane_id)
             wants_mouse = mirror is not None and mirror.mouse
+            if event.button == "right" and not self._right_click_to_pane(pane_id):
+                wants_mouse = False  # herdr handles right clicks (pane.input.set)
             if wants_mouse and event.kind in ("press", "release", "wheel"):
                 if event.kind == "press" and pane_id != self.focused_pane_id():
                     self.request("pane.focus", {"pane_id": pane_id})
@@ -820,6 +881,10 @@ class App:
                 delta = -lines if event.button == "wheel_up" else lines
                 self.conn.send(Scroll(pane_id=pane_hit[0], delta=delta))
             return
+        if event.kind == "press" and event.button == "right" and pane_hit is not None:
+            if pane_hit[0] != self.focused_pane_id():  # herdr's right click: focus the pane
+                self.request("pane.focus", {"pane_id": pane_hit[0]})
+            return
         if event.kind != "press" or event.button != "left":
             return
         if target.kind == "workspace":
@@ -832,6 +897,15 @@ class App:
             pane_id = target.id if target.kind == "pane" else pane_hit[0] if pane_hit else ""
             if pane_id and pane_id != self.focused_pane_id():
                 self.request("pane.focus", {"pane_id": pane_id})
+
+    def _right_click_to_pane(self, pane_id: str) -> bool:
+        """Whether right clicks in ``pane_id`` go to its program (``pane.input.set``
+        ``right_click: pane``); by default herdr keeps them."""
+        doc = self.doc
+        if doc is None:
+            return False
+        rec = next((r for r in doc.panes if r.get("pane_id") == pane_id), None)
+        return rec is not None and rec.get("right_click") == "pane"
 
     def _split_at(self, x: int, y: int) -> SplitHandle | None:
         """The split whose divider is at frame cell (x, y), for a border drag."""

@@ -20,6 +20,7 @@ from herdr.client.actions import Mode
 from herdr.client.mirror import PaneMirror
 from herdr.client.prompt import Prompt
 from herdr.client.view import AgentStatus, AgentView, PaneView, TabView, ViewState, WorkspaceView
+from herdr.runtime import agent_view
 from herdr.runtime.layout import Rect
 from herdr.vocab import STATUS_WORDS
 
@@ -223,6 +224,12 @@ def view_base(doc: StateDoc | None, p: Presentation) -> ViewBase:
         for r in records.values()
         if r["workspace_id"] == p.workspace_id and r.get("agent")
     )
+    sort: Literal["spaces", "priority", "view"] = look.agent_panel_sort
+    title = "Agents"
+    if doc.agent_view is not None:
+        agents = _agent_view(doc, p)
+        sort = "view"
+        title = str(doc.agent_view.get("label") or doc.agent_view.get("source") or title)
     layout = tab_layout(doc, p.tab_id)
     slots: list[Slot] = []
     focused = None
@@ -249,12 +256,67 @@ def view_base(doc: StateDoc | None, p: Presentation) -> ViewBase:
         tabs=tabs,
         active_tab_id=p.tab_id,
         agents=agents,
+        agent_panel_sort=sort,
+        agents_title=title,
         panes=(),
         focused_pane_id=focused,
         zoomed=zoomed,
         selected_workspace_id=p.selected_workspace_id if p.mode == "navigate" else None,
     )
     return ViewBase(view, tuple(slots), focused)
+
+
+def _agent_view(doc: StateDoc, p: Presentation) -> tuple[AgentView, ...]:
+    """The agents of every workspace an ``agent.view.set`` view keeps, in its order."""
+    assert doc.agent_view is not None
+    ws_order = {w["workspace_id"]: i for i, w in enumerate(doc.workspaces)}
+    tab_order = _numbered(doc.tabs, "tab_id")
+    pane_order = _numbered(doc.panes, "pane_id")
+    entries: list[dict[str, Any]] = []
+    for r in doc.panes:
+        if not r.get("agent"):
+            continue
+        status = _status(r.get("agent_status"))
+        entries.append(
+            {
+                "status": status,
+                "workspace_id": r["workspace_id"],
+                "tab_id": r["tab_id"],
+                "pane_id": r["pane_id"],
+                "agent": r.get("agent"),
+                "seen": status != "done",
+                "state_change_seq": r.get("state_change_seq"),
+                "tokens": r.get("tokens") or {},
+                "workspace_order": ws_order.get(r["workspace_id"]),
+                "tab_order": tab_order.get(r["tab_id"]),
+                "pane_order": pane_order.get(r["pane_id"]),
+                "record": r,
+            }
+        )
+    context = {"current_workspace_id": p.workspace_id, "current_tab_id": p.tab_id}
+    kept = agent_view.apply(doc.agent_view, entries, context)
+    return tuple(
+        AgentView(
+            e["pane_id"],
+            e["tab_id"],
+            str(e["record"].get("display_agent") or e["agent"]),
+            e["status"],
+            name=str(e["record"].get("name") or ""),
+            seen=e["seen"],
+        )
+        for e in kept
+    )
+
+
+def _numbered(records: list[dict[str, Any]], key: str) -> dict[str, int]:
+    """Each record's 1-based position among its workspace's records."""
+    count: dict[str, int] = {}
+    out: dict[str, int] = {}
+    for r in records:
+        ws = r["workspace_id"]
+        count[ws] = count.get(ws, 0) + 1
+        out[r[key]] = count[ws]
+    return out
 
 
 def _title(pane_id: str, rec: Mapping[str, Any]) -> str:

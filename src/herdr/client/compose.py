@@ -114,6 +114,7 @@ class _StaticKey(NamedTuple):
     message: str
     panes: tuple[PaneKey, ...]
     copy_position: str
+    agents_title: str = "Agents"
 
 
 def compose(view: ViewState, panes: tuple[PaneView, ...] | None = None) -> Frame:
@@ -152,6 +153,7 @@ def compose(view: ViewState, panes: tuple[PaneView, ...] | None = None) -> Frame
         view.message,
         tuple(PaneKey(p.pane_id, p.rect, p.title, p.agent, p.agent_status, p.seen) for p in panes),
         view.copy_position,
+        view.agents_title,
     )
     last = _last_static
     if last and last[0][0] == key:  # equal parts are mostly the same objects: cheap
@@ -261,6 +263,7 @@ def _static(key: _StaticKey) -> _Static:
             key.indicators,
             key.sort,
             key.accent,
+            key.agents_title,
         )
     )
     main_ys = [y for y in range(key.rows) if y != ch.tab_bar_y]

@@ -29,6 +29,7 @@ class UiSettings(msgspec.Struct, kw_only=True):
     scroll_lines: Annotated[int, msgspec.Meta(ge=1, le=100)] = 3
     bell: bool = True
     osc9: bool = False
+    toast_position: Literal["top-left", "top-right", "bottom-left", "bottom-right"] = "bottom-right"
     keys: dict[str, Any] = msgspec.field(default_factory=dict)
     warnings: list[str] = msgspec.field(default_factory=list)
 
@@ -77,6 +78,9 @@ def load_ui_settings(path: Path) -> UiSettings:
     toast = ui.get("toast")
     if isinstance(toast, dict) and toast.get("delivery") == "terminal":
         values["osc9"] = True
+    herdr_toast = toast.get("herdr") if isinstance(toast, dict) else None
+    if isinstance(herdr_toast, dict):
+        _take(values, "toast_position", herdr_toast.get("position"))
     keys = doc.get("keys")
     if isinstance(keys, dict):
         values["keys"] = keys

@@ -59,6 +59,7 @@ class SidebarKey:
     indicators: str
     sort: str
     accent: str
+    agents_title: str = "Agents"
 
 
 def _attention(statuses: Sequence[tuple[str, bool]]) -> list[Seg]:
@@ -117,7 +118,7 @@ def _expanded_lines(key: SidebarKey, inner: int) -> list[_Line]:
         inner,
         _attention([(w.agent_status, w.seen) for w in key.workspaces]),
     )
-    head_agents = fit_segments([(" Agents", BOLD)], inner)
+    head_agents = fit_segments([(" " + sanitize(key.agents_title), BOLD)], inner)
     need_ws, need_agents = 1 + len(ws_lines), 1 + len(agent_lines)
     height = key.height
     if need_ws + 1 + need_agents <= height:
@@ -185,10 +186,10 @@ def _workspace_line(key: SidebarKey, ws: WorkspaceView, inner: int, accent: str)
 def _agent_lines(key: SidebarKey, inner: int, accent: str) -> list[_Line]:
     lines: list[_Line] = []
     tab_number = {t.tab_id: i + 1 for i, t in enumerate(key.tabs)}
-    if key.sort == "priority":
-        ordered = sorted(
-            enumerate(key.agents), key=lambda pair: (PRIORITY[pair[1].agent_status], pair[0])
-        )
+    if key.sort in ("priority", "view"):  # view: already in the agent view's order
+        ordered = list(enumerate(key.agents))
+        if key.sort == "priority":
+            ordered.sort(key=lambda pair: (PRIORITY[pair[1].agent_status], pair[0]))
         for _, agent in ordered:
             lines.append(_agent_line(key, agent, inner, accent, tab_number.get(agent.tab_id)))
         return lines

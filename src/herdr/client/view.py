@@ -88,7 +88,8 @@ class ViewState:
     tab_bar_position: Literal["top", "bottom"] = "top"
     hide_tab_bar_when_single_tab: bool = False
     status_indicators: Literal["dots", "symbols"] = "dots"
-    agent_panel_sort: Literal["spaces", "priority"] = "spaces"
+    agent_panel_sort: Literal["spaces", "priority", "view"] = "spaces"  # view: agent.view.set's
+    agents_title: str = "Agents"  # the agent list's heading (an agent view's label)
     accent: str = "cyan"
     mode: Literal["terminal", "prefix", "navigate", "help", "prompt", "resize", "copy"] = "terminal"
     selected_workspace_id: str | None = None  # navigate-mode selection

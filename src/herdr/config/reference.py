@@ -965,7 +965,7 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "ui.toast.delivery",
         "enum",
         '"off"',
-        "Where agent notices go. herdr for Python acts only on terminal (an OSC 9 notice when a background agent turns blocked or done); the other values send nothing.",
+        "Where notices go: off sends none; terminal sends OSC 9 notices (background agents turning blocked or done, notification.show); herdr draws notification.show toasts in the TUI; system acts as terminal.",
         ("off", "herdr", "terminal", "system"),
     ),
     ConfigKey(
@@ -980,7 +980,7 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "ui.toast.herdr.position",
         "enum",
         '"bottom-right"',
-        "Screen corner for notices drawn by herdr itself. " + NOT_USED_YET,
+        "Screen corner for toasts drawn by the TUI (notification.show without a position).",
         ("top-left", "top-right", "bottom-left", "bottom-right"),
     ),
     ConfigKey(

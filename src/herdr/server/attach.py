@@ -45,8 +45,11 @@ from herdr.api.attach_messages import (
     Scroll,
     State,
     StateDoc,
+    Surface,
+    SurfaceSet,
     TabLayout,
     View,
+    WindowTitle,
     decode_client,
     encode_line,
 )
@@ -54,6 +57,7 @@ from herdr.api.limits import MAX_SIZE_CELLS
 from herdr.runtime import model as m
 from herdr.runtime.events import Filter
 from herdr.runtime.layout import Rect
+from herdr.server.client_ui import ClientUi
 from herdr.server.core import ServerCore, encode
 from herdr.server.views import TabSeen, ViewedPanes
 
@@ -181,6 +185,7 @@ class AttachedClient:
     workspace_id: str | None = None
     tab_id: str | None = None
     focused: bool = True
+    surface: bool = True  # the surface-interest lease: False, no rows are sent
     last_active: float = field(default_factory=time.monotonic)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     state_gen: int = -1
@@ -220,6 +225,7 @@ class _ViewsMoved(Filter):
         self._registry = registry
 
     def apply(self, event: Any) -> None:
+        self._registry.ui.bump()  # the layout/projection changed
         self._registry.refresh_views()
 
 
@@ -254,9 +260,16 @@ class AttachRegistry:
         self._last_seq = -1
         self._next_id = 1
         self._last_state_build = 0.0
+        self.ui = ClientUi()
         core.bus.subscribe([_ViewsMoved(self)])
 
     # -- seen/attention --------------------------------------------------------------
+
+    def foreground(self) -> AttachedClient | None:
+        """The most recently active attached client that holds its surface lease: the
+        one client-local effects (toasts, window titles) go to."""
+        live = [c for c in self.clients.values() if c.surface and not c.conn.closed]
+        return max(live, key=lambda c: c.last_active, default=None)
 
     def pane_viewed(self, pane_id: str) -> bool:
         """Whether a focused client shows ``pane_id`` (one set lookup)."""
@@ -269,13 +282,19 @@ class AttachRegistry:
         session = self.core.panes.session
         viewed: set[str] = set()
         for client in self.clients.values():
-            shown = client.view_tab(session) if client.focused else None
+            shown = client.view_tab(session) if client.focused and client.surface else None
             if shown is not None:
                 ws, tab = shown
                 viewed.update(ws.pane_id(pane) for pane in tab.panes.values())
         self.views.replace(viewed)
 
     # -- state document --------------------------------------------------------------
+
+    def state_changed(self) -> None:
+        """Rebuild and re-send the state document: something no event announces changed
+        (the agent view, a pane's right-click routing)."""
+        self._last_seq = -1
+        self.mark_changed()
 
     def mark_changed(self) -> None:
         self.state_gen += 1
@@ -325,6 +344,7 @@ class AttachRegistry:
             layouts=layouts,
             focused=session.focused_ids(),
             area=(session.area.width, session.area.height),
+            agent_view=self.ui.agent_view,
         )
 
     def _pane_record(self, loc: m.PaneLoc) -> dict[str, Any]:
@@ -335,6 +355,8 @@ class AttachRegistry:
         host = self.core.panes
         record = dict(host.pane_record(loc))
         record.pop("scroll", None)
+        if loc.pane.terminal_id in self.ui.right_click_pane:
+            record["right_click"] = "pane"  # pane.input.set: right clicks go to the program
         if record.get("agent"):
             agent = host.agents.panes.get(loc.pane.terminal_id)
             if agent is not None:
@@ -347,6 +369,16 @@ class AttachRegistry:
         """``client`` is now the most recently active one: its size rules."""
         client.last_active = time.monotonic()
         self.apply_size(client)
+
+    def sync_title(self, client: AttachedClient) -> None:
+        """Give the API window title to ``client``, now the foreground one, unless it
+        has it already: the title follows the foreground client, as in herdr."""
+        ui = self.ui
+        if ui.window_title is None or ui.title_client == client.client_id:
+            return
+        if client.surface and not client.conn.closed:
+            ui.title_client = client.client_id
+            client.conn.write(encode_line(WindowTitle(title=ui.window_title)))
 
     def apply_size(self, client: AttachedClient) -> None:
         host = self.core.panes
@@ -463,7 +495,7 @@ class AttachRegistry:
         if client.state_gen != self.state_gen:
             client.state_gen = self.state_gen
             lines.append(state)
-        shown = client.view_tab(host.session)
+        shown = client.view_tab(host.session) if client.surface else None
         terms: dict[str, Terminal] = {}
         panes_of: dict[str, str] = {}
         visible: set[str] = set()
@@ -556,6 +588,7 @@ class AttachRegistry:
             with contextlib.suppress(Exception):
                 term.write(raw)
             self.touch(client)
+            self.sync_title(client)
         elif isinstance(msg, Scroll):
             term = self._input_terminal(client, msg.pane_id or None)
             delta = _clamp(msg.delta, 0, low=-_MAX_SCROLL, high=_MAX_SCROLL)
@@ -569,6 +602,7 @@ class AttachRegistry:
             client.cols = _clamp(msg.cols, client.cols, low=1, high=MAX_SIZE_CELLS)
             client.rows = _clamp(msg.rows, client.rows, low=1, high=MAX_SIZE_CELLS)
             self.touch(client)
+            self.sync_title(client)
             client.wake.set()
         elif isinstance(msg, View):
             before = client.view_tab(host.session)
@@ -589,6 +623,19 @@ class AttachRegistry:
                     except Exception:
                         log.exception("tab_viewed failed")
             client.wake.set()
+        elif isinstance(msg, Surface):
+            self._surface(client, msg.active)
+
+    def _surface(self, client: AttachedClient, active: bool) -> None:
+        """Take or release ``client``'s surface-interest lease, and acknowledge it."""
+        if active != client.surface:
+            client.surface = active
+            client.sent.clear()  # back on: every visible row again, whole
+            self.ui.bump()
+            self.refresh_views()
+        ack = SurfaceSet(active=active, projection_revision=self.ui.projection_revision)
+        client.conn.write(encode_line(ack))
+        client.wake.set()
 
     def viewport_moved(self, term: Terminal) -> None:
         """Someone else (``pane.scroll``) moved ``term``'s viewport: re-send what it shows."""
@@ -650,6 +697,8 @@ async def serve_client(
     conn.stream_input(_ClientLines(registry, client).feed)
     started = AttachStarted(client_id=client.client_id, max_fps=MAX_FPS)
     conn.write(encode(protocol.success(request_id, msgspec.to_builtins(started))))
+    if registry.foreground() is client:
+        registry.sync_title(client)
     client.wake.set()  # the first frame: state and every visible row
     log.info("client attached", extra={"client_id": client.client_id})
     try:

@@ -54,7 +54,8 @@ class ServerCore:
         """The protocol-22 capability block of ``ping``.
 
         The server always runs detached from its clients; ``ping`` is the health probe;
-        ``client_shell.surface.set`` leases surface interest. We speak no client-shell
+        attach clients lease surface interest (a ``surface`` line, herdr's
+        ``client_shell.surface.set``). We speak no client-shell
         endpoint generation (that is herdr's thin-client wire), and live handoff is not
         built yet.
         """

@@ -5,6 +5,7 @@ from __future__ import annotations
 from herdr.server import (
     methods_agents,
     methods_attach,
+    methods_client,
     methods_copy,
     methods_events,
     methods_integrations,
@@ -46,7 +47,7 @@ def build_table() -> dict[str, Method]:
         "pane.list": Method(panes.pane_list),
         "pane.get": Method(panes.pane_get),
         "pane.current": Method(panes.pane_current),
-        "pane.split": Method(panes.pane_split),
+        "pane.split": Method(methods_client.split_routes_right_click(panes.pane_split)),
         "pane.close": Method(panes.pane_close),
         "pane.rename": Method(panes.pane_rename),
         "pane.focus": Method(methods_agents.pane_focus_marks_seen(panes.pane_focus)),
@@ -85,6 +86,10 @@ def build_table() -> dict[str, Method]:
         "integration.list": Method(methods_integrations.integration_list),
         "integration.install": Method(methods_integrations.integration_install),
         "integration.uninstall": Method(methods_integrations.integration_uninstall),
+        **{name: Method(handler) for name, handler in methods_client.METHODS.items()},
+        "agent.view.set": Method(
+            methods_client.agent_view_set, precheck=methods_client.agent_view_precheck
+        ),
         methods_attach.ATTACH_METHOD: Method(
             methods_attach.client_attach, precheck=methods_attach.attach_precheck
         ),
