@@ -32,7 +32,13 @@ def rss_mb(pid: int) -> float:
 
 def state(server: ServerHandle) -> list[Any]:
     """What the requests below could change (revisions and agent status move on their own)."""
-    volatile = {"revision", "agent_status", "terminal_title", "terminal_title_stripped"}
+    volatile = {
+        "revision",
+        "agent_status",
+        "terminal_title",
+        "terminal_title_stripped",
+        "foreground_cwd",  # the cwd sampler fills it in when it gets to the pane
+    }
     docs = []
     for method in ("workspace.list", "tab.list", "pane.list"):
         result = server.request(method, {})["result"]
