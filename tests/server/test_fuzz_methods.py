@@ -67,6 +67,7 @@ EXTRA_CODES = frozenset(
         "pane_split_failed",
         "tab_create_failed",
         "workspace_create_failed",
+        "workspace_move_block_failed",
     }
 )
 KNOWN_CODES = (protocol.ERROR_CODES | EXTRA_CODES) - {protocol.INTERNAL_ERROR}

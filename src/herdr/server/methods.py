@@ -5,6 +5,7 @@ from __future__ import annotations
 from herdr.server import (
     methods_agents,
     methods_attach,
+    methods_commands,
     methods_events,
     methods_io,
     methods_panes,
@@ -19,7 +20,7 @@ def build_table() -> dict[str, Method]:
     ws = methods_workspaces
     panes = methods_panes
     reports = methods_reports
-    return {
+    table: dict[str, Method] = {
         "ping": Method(methods_server.ping),
         "server.stop": Method(methods_server.server_stop),
         "server.reload_config": Method(methods_server.server_reload_config),
@@ -79,3 +80,5 @@ def build_table() -> dict[str, Method]:
             methods_attach.client_attach, precheck=methods_attach.attach_precheck
         ),
     }
+    table.update(methods_commands.command_methods(table))
+    return table

@@ -308,6 +308,31 @@ class Session:
         ws = self.workspace(ref)
         return _move_item(self.workspaces, ws, insert_index)
 
+    def move_workspace_block(self, refs: Sequence[str], before: str | None) -> bool:
+        """herdr's ``workspace.move_block``: the named workspaces, in the order given, go
+        before ``before`` (the end when None). Validates everything first; True if the
+        order changed."""
+        if not refs:
+            raise ModelError(_MOVE_BLOCK_FAILED, "workspace_ids must not be empty")
+        block: list[Workspace] = []
+        for ref in refs:
+            ws = self.workspace(ref)
+            if any(ws is seen for seen in block):
+                raise ModelError(_MOVE_BLOCK_FAILED, f"workspace {ref} appears more than once")
+            block.append(ws)
+        anchor = self.workspace(before) if before is not None else None
+        if anchor is not None and any(anchor is ws for ws in block):
+            raise ModelError(
+                _MOVE_BLOCK_FAILED, "before_workspace_id must not be part of workspace_ids"
+            )
+        rest = [ws for ws in self.workspaces if not any(ws is b for b in block)]
+        at = len(rest) if anchor is None else index_of(rest, anchor)
+        wanted = [*rest[:at], *block, *rest[at:]]
+        if all(a is b for a, b in zip(wanted, self.workspaces, strict=True)):
+            return False
+        self.workspaces[:] = wanted
+        return True
+
     # ----------------------------------------------------------------- tabs
 
     def create_tab(
@@ -886,6 +911,9 @@ class Session:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+_MOVE_BLOCK_FAILED = "workspace_move_block_failed"
 
 
 def _move_item(items: list[T], item: T, insert_index: int) -> bool:
