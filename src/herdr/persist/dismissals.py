@@ -69,14 +69,32 @@ def render(dismissed: Dismissed) -> bytes:
     return (json.dumps(doc, indent=2) + "\n").encode()
 
 
-def load(state_dir: Path) -> Dismissed:
-    """What ``state_dir``'s file says (missing, unreadable, huge: nothing dismissed)."""
+def release_hint(dismissed: Dismissed | None, version: str) -> str | None:
+    """The TUI's one-line "what's new" hint for ``version``, or None.
+
+    None when this version's notes were dismissed, and on a first install (no file
+    yet: there is nothing new to a new user); herdr shows its notes after an upgrade.
+    """
+    if dismissed is None or version in dismissed.release_notes:
+        return None
+    return f"herdr {version}: what's new is in CHANGELOG.md (shown once)"
+
+
+def load_optional(state_dir: Path) -> Dismissed | None:
+    """The file's contents, or None when there is no file (a first run)."""
     try:
         with (state_dir / FILE_NAME).open("rb") as handle:
             data = handle.read(_MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        return None
     except OSError:
         return Dismissed()
     return Dismissed() if len(data) > _MAX_FILE_BYTES else parse(data)
+
+
+def load(state_dir: Path) -> Dismissed:
+    """What ``state_dir``'s file says (missing, unreadable, huge: nothing dismissed)."""
+    return load_optional(state_dir) or Dismissed()
 
 
 def save(state_dir: Path, dismissed: Dismissed) -> None:
