@@ -192,20 +192,15 @@ def product_announcement_dismiss(call: Call) -> Result:
 def workspace_move_block(call: Call) -> Result:
     host: PaneHost = call.server.panes
     session = host.session
-    refs: list[str] = call.params["workspace_ids"]
-    before_ref: str | None = call.params.get("before_workspace_id")
-    # Canonical ids first: an index ref ("2") would name another workspace afterwards.
-    block = [session.workspace(ref).id for ref in refs]
-    before = session.workspace(before_ref).id if before_ref is not None else None
-    records = None
-    if session.move_workspace_block(block, before):
-        records = [host.workspace_record(ws) for ws in session.workspaces]
+    block, before, changed = session.move_workspace_block(
+        call.params["workspace_ids"], call.params.get("before_workspace_id")
+    )
+    records = [host.workspace_record(ws) for ws in session.workspaces]
+    if changed:
         host.emit(
             "workspace_reordered",
             {"workspace_ids": block, "before_workspace_id": before, "workspaces": records},
         )
-    if records is None:
-        records = [host.workspace_record(ws) for ws in session.workspaces]
     return {"type": "workspace_list", "workspaces": records}
 
 
