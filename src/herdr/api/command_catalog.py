@@ -84,121 +84,78 @@ def _split(direction: str) -> Params:
 
 
 def _ui(command: str, description: str, hint: str = "", needs: Needs = "none") -> CommandDef:
+    """A TUI-only command (its id is its TUI command name)."""
     return CommandDef(command, command, description, needs, hint=hint or "only in the TUI")
 
+
+def _api(
+    command_id: str, description: str, needs: Needs, method: str, params: Params, *, tui: str = ""
+) -> CommandDef:
+    """A command the server runs as ``method``; ``tui``: its TUI name when not the id."""
+    return CommandDef(command_id, tui or command_id, description, needs, method, params)
+
+
+def _on(key: str) -> Params:
+    """Params naming the target's workspace, tab or pane (``key`` is the param)."""
+    return lambda t: {key: getattr(t, key)}
+
+
+_NAME_HINT = "needs a name: use {} {{{}, label}}"
 
 _ENTRIES: tuple[CommandDef, ...] = (
     _ui("help", "show key bindings"),
     _ui("settings", "settings"),
     _ui("detach", "detach (panes keep running)"),
-    CommandDef(
-        "reload_config",
-        "reload_config",
-        "reload config.toml",
-        "none",
-        "server.reload_config",
-        lambda t: {},
-    ),
-    CommandDef(
-        "new_workspace",
-        "new_workspace",
-        "new workspace",
-        "none",
-        "workspace.create",
-        lambda t: {"focus": True},
-    ),
+    _api("reload_config", "reload config.toml", "none", "server.reload_config", lambda t: {}),
+    _api("new_workspace", "new workspace", "none", "workspace.create", lambda t: {"focus": True}),
     _ui(
         "rename_workspace",
         "rename workspace",
-        "needs a name: use workspace.rename {workspace_id, label}",
+        _NAME_HINT.format("workspace.rename", "workspace_id"),
         "workspace",
     ),
-    CommandDef(
-        "close_workspace",
-        "close_workspace",
-        "close workspace",
-        "workspace",
-        "workspace.close",
-        lambda t: {"workspace_id": t.workspace_id},
-    ),
+    _api("close_workspace", "close workspace", "workspace", "workspace.close", _on("workspace_id")),
     _ui("goto", "session navigator"),
-    CommandDef(
-        "new_worktree",
-        "new_worktree",
-        "new git worktree",
-        "workspace",
-        "worktree.create",
-        lambda t: {"workspace_id": t.workspace_id},
-    ),
+    _api("new_worktree", "new git worktree", "workspace", "worktree.create", _on("workspace_id")),
     _ui("open_worktree", "open git worktree", "needs a choice: use worktree.open"),
     _ui("remove_worktree", "remove git worktree", "needs a choice: use worktree.remove"),
     _ui("open_notification_target", "go to the agent that needs you"),
-    CommandDef(
-        "previous_workspace",
+    _api(
         "previous_workspace",
         "previous workspace",
         "workspace",
         "workspace.focus",
         _workspace_step(-1),
     ),
-    CommandDef(
-        "next_workspace",
-        "next_workspace",
-        "next workspace",
-        "workspace",
-        "workspace.focus",
-        _workspace_step(1),
-    ),
+    _api("next_workspace", "next workspace", "workspace", "workspace.focus", _workspace_step(1)),
     _ui("previous_agent", "previous agent (all workspaces)"),
     _ui("next_agent", "next agent (all workspaces)"),
-    CommandDef(
-        "new_tab",
+    _api(
         "new_tab",
         "new tab",
         "workspace",
         "tab.create",
         lambda t: {"workspace_id": t.workspace_id, "focus": True},
     ),
-    _ui("rename_tab", "rename tab", "needs a name: use tab.rename {tab_id, label}", "tab"),
-    CommandDef(
-        "close_tab", "close_tab", "close tab", "tab", "tab.close", lambda t: {"tab_id": t.tab_id}
-    ),
-    CommandDef("next_tab", "next_tab", "next tab", "tab", "tab.focus", _tab_step(1)),
-    CommandDef("previous_tab", "previous_tab", "previous tab", "tab", "tab.focus", _tab_step(-1)),
-    CommandDef(
-        "move_tab_previous",
-        "move_tab_previous",
-        "move tab left",
-        "tab",
-        "tab.move",
-        _tab_move(-1),
-    ),
-    CommandDef("move_tab_next", "move_tab_next", "move tab right", "tab", "tab.move", _tab_move(1)),
-    _ui("rename_pane", "rename pane", "needs a name: use pane.rename {pane_id, label}", "pane"),
-    CommandDef(
-        "edit_scrollback",
+    _ui("rename_tab", "rename tab", _NAME_HINT.format("tab.rename", "tab_id"), "tab"),
+    _api("close_tab", "close tab", "tab", "tab.close", _on("tab_id")),
+    _api("next_tab", "next tab", "tab", "tab.focus", _tab_step(1)),
+    _api("previous_tab", "previous tab", "tab", "tab.focus", _tab_step(-1)),
+    _api("move_tab_previous", "move tab left", "tab", "tab.move", _tab_move(-1)),
+    _api("move_tab_next", "move tab right", "tab", "tab.move", _tab_move(1)),
+    _ui("rename_pane", "rename pane", _NAME_HINT.format("pane.rename", "pane_id"), "pane"),
+    _api(
         "edit_scrollback",
         "edit scrollback in $EDITOR",
         "pane",
         "pane.edit_scrollback",
-        lambda t: {"pane_id": t.pane_id},
+        _on("pane_id"),
     ),
     _ui("copy_mode", "copy mode"),
-    CommandDef(
-        "split_vertical", "split_right", "split right", "pane", "pane.split", _split("right")
-    ),
-    CommandDef(
-        "split_horizontal", "split_down", "split down", "pane", "pane.split", _split("down")
-    ),
-    CommandDef(
-        "close_pane",
-        "close_pane",
-        "close pane",
-        "pane",
-        "pane.close",
-        lambda t: {"pane_id": t.pane_id},
-    ),
-    CommandDef("zoom", "zoom", "zoom pane", "pane", "pane.zoom", lambda t: {"pane_id": t.pane_id}),
+    _api("split_vertical", "split right", "pane", "pane.split", _split("right"), tui="split_right"),
+    _api("split_horizontal", "split down", "pane", "pane.split", _split("down"), tui="split_down"),
+    _api("close_pane", "close pane", "pane", "pane.close", _on("pane_id")),
+    _api("zoom", "zoom pane", "pane", "pane.zoom", _on("pane_id")),
     _ui("resize_mode", "resize mode"),
     _ui("last_pane", "last pane"),
     _ui("toggle_sidebar", "toggle sidebar"),
