@@ -8,6 +8,8 @@ that pass that method's schema for any ordinary target.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import get_args
 
 import pytest
@@ -85,3 +87,10 @@ def test_aliases_and_unknown_ids() -> None:
     assert lookup("split_vertical") is CATALOG["split_vertical"]
     assert lookup("no_such_command") is None
     assert lookup("") is None
+
+
+def test_the_doc_lists_exactly_the_catalog() -> None:
+    doc = Path(__file__).resolve().parents[2] / "docs" / "command-ids.md"
+    commands = doc.read_text(encoding="utf-8").split("## Commands", 1)[1].split("\n## ", 1)[0]
+    listed = re.findall(r"^\| `([a-z_]+)` \|", commands, re.MULTILINE)
+    assert listed == list(CATALOG)
