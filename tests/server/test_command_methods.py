@@ -8,6 +8,7 @@ TUI-only commands and mismatched targets get one error each and change nothing.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -221,3 +222,24 @@ def test_commands_owned_by_other_methods_dispatch_or_say_why_not(
     else:
         assert reply["error"]["code"] == "command_failed"
         assert method in reply["error"]["message"]
+
+
+def test_concurrent_invokes_on_one_pane_get_one_answer_each(one_workspace: ServerHandle) -> None:
+    server = one_workspace
+    ok(server, "pane.split", {"target_pane_id": "w1:p1", "direction": "right"})
+    target = next(p for p in pane_ids(server) if p != "w1:p1")
+    replies: list[dict[str, Any]] = []
+
+    def close() -> None:
+        params = {"command_id": "close_pane", "pane_id": target}
+        replies.append(server.request("command.invoke", params))
+
+    threads = [threading.Thread(target=close) for _ in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    outcomes = sorted(r["result"]["type"] if "result" in r else r["error"]["code"] for r in replies)
+    assert outcomes == ["ok"] + ["pane_not_found"] * 15
+    assert pane_ids(server) == ["w1:p1"]
+    assert ok(server, "ping", {})["type"] == "pong"

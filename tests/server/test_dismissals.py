@@ -109,3 +109,12 @@ def test_an_unreadable_file_is_replaced_not_fatal(herdr_env: HerdrEnv) -> None:
     reply = server.request("release_notes.dismiss", {"version": __version__})
     assert reply["result"] == {"type": "ok"}, reply
     assert saved(herdr_env)["release_notes"] == [__version__]
+
+
+def test_a_failing_write_is_its_own_error_and_the_server_lives(herdr_env: HerdrEnv) -> None:
+    server = herdr_env.start_server()
+    (state_dir(herdr_env) / dismissals.FILE_NAME).mkdir()  # nothing can be renamed over it
+    reply = server.request("release_notes.dismiss", {"version": __version__})
+    assert_valid_response(reply)
+    assert reply["error"]["code"] == "release_notes_dismiss_failed", reply
+    assert server.request("ping", {})["result"]["type"] == "pong"
