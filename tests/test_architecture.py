@@ -68,6 +68,7 @@ PURE = (
     "api/validate.py",
     "api/key_names.py",
     "api/schema*.py",
+    "api/command_catalog.py",
     "config/reference.py",
     "config/default_config.py",
     "terminal/escapes.py",

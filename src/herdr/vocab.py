@@ -95,6 +95,11 @@ class ErrorCode(StrEnum):
     AMBIGUOUS_PLUGIN_ACTION = "ambiguous_plugin_action"
     UNSUPPORTED_EVENT_WAIT_MATCH = "unsupported_event_wait_match"
     STALE_CONTENT = "stale_content"  # a content_revision/viewport that no longer matches
+    COMMAND_NOT_FOUND = "command_not_found"  # command.invoke (herdr 0.9)
+    COMMAND_FAILED = "command_failed"
+    COMMAND_TARGET_MISMATCH = "command_target_mismatch"
+    STALE_RELEASE_NOTES = "stale_release_notes"  # release_notes.dismiss (herdr 0.9)
+    STALE_ANNOUNCEMENT = "stale_announcement"  # product_announcement.dismiss
     SERVER_NOT_RUNNING = "server_not_running"
     PROTOCOL_MISMATCH = "protocol_mismatch"
     INTERNAL_ERROR = "internal_error"

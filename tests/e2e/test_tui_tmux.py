@@ -696,3 +696,42 @@ def test_agent_view_relabels_and_filters_the_sidebar_agents(tui: Tui) -> None:
     tui.wait_for(lambda s: re.search(r"claude\s+blocked", s) is not None, message="not listed")
     assert tui.request("agent.view.clear", {"source": "e2e.views"})["result"]["active"] is False
     tui.wait_for(lambda s: "Agents" in s and "Blocked only" not in s, message="not cleared")
+
+
+def _dismissals(tui: Tui) -> Path:
+    return tui.root / "s" / "herdr" / "dismissals.json"
+
+
+def _dismissed_versions(tui: Tui) -> list[str]:
+    path = _dismissals(tui)
+    return list(json.loads(path.read_text())["release_notes"]) if path.exists() else []
+
+
+def test_a_first_install_shows_no_release_notes_hint(tui: Tui) -> None:
+    from herdr import __version__
+
+    tui.open()
+    screen = tui.wait_for(_prompt_ready, message="no prompt")
+    assert "what's new" not in screen
+    # recorded as seen, so the next version's hint is the first one this user gets
+    wait_until(lambda: _dismissed_versions(tui) == [__version__], TIMEOUT, message="not recorded")
+
+
+def test_after_an_upgrade_the_hint_shows_once(tui: Tui) -> None:
+    from herdr import __version__
+
+    path = _dismissals(tui)
+    path.parent.mkdir(parents=True, mode=0o700)
+    path.write_text(json.dumps({"format": 1, "release_notes": ["0.0.1"]}))
+    tui.open()
+    tui.wait_for(lambda s: f"herdr {__version__}: what's new" in s, message="no hint")
+    wait_until(
+        lambda: _dismissed_versions(tui) == ["0.0.1", __version__], TIMEOUT, message="not saved"
+    )
+    tui.keys("C-b", "q")
+    tui.wait_text("HERDR-EXIT=0")
+    tui.open("again")
+    tui.tmux("kill-session", "-t", "main")
+    tui.sessions.remove("main")
+    screen = tui.wait_for(_prompt_ready, "again", "no reattach")
+    assert "what's new" not in screen

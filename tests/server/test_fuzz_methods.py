@@ -69,6 +69,7 @@ EXTRA_CODES = frozenset(
         "workspace_create_failed",
         "pane_clear_failed",
         "edit_scrollback_failed",
+        "workspace_move_block_failed",
     }
 )
 KNOWN_CODES = (protocol.ERROR_CODES | EXTRA_CODES) - {protocol.INTERNAL_ERROR}

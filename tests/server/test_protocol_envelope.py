@@ -43,7 +43,7 @@ def line(doc: object) -> bytes:
             id="unknown-method-megabyte",
         ),
         pytest.param(
-            {"id": "b", "method": "workspace.move_block", "params": {}},
+            {"id": "b", "method": "server.live_handoff", "params": {}},
             "b",
             "invalid_request",
             "not supported",

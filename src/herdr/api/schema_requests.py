@@ -96,11 +96,11 @@ _BASICS: Final[dict[str, Json]] = {
     "ClientWindowTitleSetParams": obj(title=TEXT),
     "IntegrationInstallParams": obj(target=ref("IntegrationTarget")),
     "IntegrationUninstallParams": obj(target=ref("IntegrationTarget")),
-    "ProductAnnouncementDismissParams": obj(version=STRING, id=STRING),
-    "ReleaseNotesDismissParams": obj(version=STRING),
+    "ProductAnnouncementDismissParams": obj(version=LABEL, id=LABEL),
+    "ReleaseNotesDismissParams": obj(version=LABEL),
     "CommandInvokeParams": obj(
         command_id=describe(
-            STRING, "Opaque endpoint-issued command identifier from the client-shell projection."
+            LABEL, "Opaque endpoint-issued command identifier from the client-shell projection."
         ),
         workspace_id=OPT_STRING,
         tab_id=OPT_STRING,

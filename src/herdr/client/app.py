@@ -24,6 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
+from herdr import __version__
 from herdr.api.attach_messages import (
     AttachParams,
     Bye,
@@ -71,7 +72,8 @@ from herdr.client.terminal import HostTerminal, write_all
 from herdr.client.toast import Toast, make_toast
 from herdr.client.toast import overlay as toast_overlay
 from herdr.client.view import Frame, PaneView, ViewState, pane_area
-from herdr.config.paths import config_file
+from herdr.config.paths import config_file, state_dir
+from herdr.persist import dismissals
 from herdr.runtime.client_text import notification_text, window_title_text
 
 ESC_TIMEOUT_S = 0.03
@@ -195,6 +197,7 @@ class App:
         loop.add_reader(self.fd_in, self._on_stdin)
         loop.add_signal_handler(signal.SIGWINCH, self._on_winch)
         self.conn.listen(self._on_stream_lines, self._on_stream_lost)
+        self.release_notes_hint()
         self.schedule_draw()
         try:
             return await self._done
@@ -207,6 +210,22 @@ class App:
             self.conn.close()
             for task in list(self._tasks):
                 task.cancel()
+
+    def release_notes_hint(self) -> None:
+        """After an upgrade, say once where the news is; the server records it as
+        dismissed (``release_notes.dismiss``), so the next attach stays quiet."""
+        seen = dismissals.load_optional(Path(state_dir(os.environ)))
+        if seen is not None and __version__ in seen.release_notes:
+            return
+        hint = dismissals.release_hint(seen, __version__)
+        if hint is not None and not self.message:
+            self.notice(hint)
+        self.spawn(self._quiet_call("release_notes.dismiss", {"version": __version__}))
+
+    async def _quiet_call(self, method: str, params: dict[str, Any]) -> None:
+        """A request whose answer does not matter (a stale or failed one changes nothing)."""
+        with contextlib.suppress(OSError, ValueError):
+            await self.conn.call(method, params)
 
     def finish(self, reason: ExitReason, detail: str = "") -> None:
         if self._done is not None and not self._done.done():

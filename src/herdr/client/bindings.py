@@ -11,8 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, cast
 
+from herdr.api.command_catalog import ALIASES as CATALOG_ALIASES
+from herdr.api.command_catalog import CATALOG
 from herdr.client.actions import (
     Bound,
     Command,
@@ -56,48 +58,52 @@ def _cmd(name: CommandName, default: str | None, description: str) -> _ActionDef
     return _ActionDef((default,) if default else (), _const(Command(name)), description)
 
 
+def _cat(action_id: str, default: str | None) -> _ActionDef:
+    """A catalog command (``api.command_catalog``): its TUI command and description."""
+    entry = CATALOG[action_id]
+    return _cmd(cast(CommandName, entry.command), default, entry.description)
+
+
 _ACTIONS: dict[str, _ActionDef] = {
-    "help": _cmd("help", "prefix+?", "show key bindings"),
-    "settings": _cmd("settings", "prefix+s", "settings"),
-    "detach": _cmd("detach", "prefix+q", "detach (panes keep running)"),
-    "reload_config": _cmd("reload_config", "prefix+shift+r", "reload config.toml"),
-    "new_workspace": _cmd("new_workspace", "prefix+shift+n", "new workspace"),
-    "rename_workspace": _cmd("rename_workspace", "prefix+shift+w", "rename workspace"),
-    "close_workspace": _cmd("close_workspace", "prefix+shift+d", "close workspace"),
+    "help": _cat("help", "prefix+?"),
+    "settings": _cat("settings", "prefix+s"),
+    "detach": _cat("detach", "prefix+q"),
+    "reload_config": _cat("reload_config", "prefix+shift+r"),
+    "new_workspace": _cat("new_workspace", "prefix+shift+n"),
+    "rename_workspace": _cat("rename_workspace", "prefix+shift+w"),
+    "close_workspace": _cat("close_workspace", "prefix+shift+d"),
     "workspace_picker": _ActionDef(("prefix+w",), _const(EnterNavigate()), "navigate mode"),
-    "goto": _cmd("goto", "prefix+g", "session navigator"),
-    "new_worktree": _cmd("new_worktree", "prefix+shift+g", "new git worktree"),
-    "open_worktree": _cmd("open_worktree", None, "open git worktree"),
-    "remove_worktree": _cmd("remove_worktree", None, "remove git worktree"),
-    "open_notification_target": _cmd(
-        "open_notification_target", "prefix+o", "go to the agent that needs you"
-    ),
-    "previous_workspace": _cmd("previous_workspace", None, "previous workspace"),
-    "next_workspace": _cmd("next_workspace", None, "next workspace"),
-    "previous_agent": _cmd("previous_agent", None, "previous agent (all workspaces)"),
-    "next_agent": _cmd("next_agent", None, "next agent (all workspaces)"),
+    "goto": _cat("goto", "prefix+g"),
+    "new_worktree": _cat("new_worktree", "prefix+shift+g"),
+    "open_worktree": _cat("open_worktree", None),
+    "remove_worktree": _cat("remove_worktree", None),
+    "open_notification_target": _cat("open_notification_target", "prefix+o"),
+    "previous_workspace": _cat("previous_workspace", None),
+    "next_workspace": _cat("next_workspace", None),
+    "previous_agent": _cat("previous_agent", None),
+    "next_agent": _cat("next_agent", None),
     "focus_agent": _ActionDef((), FocusAgent, "focus agent 1-9", indexed=True),
-    "new_tab": _cmd("new_tab", "prefix+c", "new tab"),
-    "rename_tab": _cmd("rename_tab", "prefix+shift+t", "rename tab"),
-    "close_tab": _cmd("close_tab", "prefix+shift+x", "close tab"),
-    "next_tab": _cmd("next_tab", "prefix+n", "next tab"),
-    "previous_tab": _cmd("previous_tab", "prefix+p", "previous tab"),
-    "move_tab_previous": _cmd("move_tab_previous", None, "move tab left"),
-    "move_tab_next": _cmd("move_tab_next", None, "move tab right"),
+    "new_tab": _cat("new_tab", "prefix+c"),
+    "rename_tab": _cat("rename_tab", "prefix+shift+t"),
+    "close_tab": _cat("close_tab", "prefix+shift+x"),
+    "next_tab": _cat("next_tab", "prefix+n"),
+    "previous_tab": _cat("previous_tab", "prefix+p"),
+    "move_tab_previous": _cat("move_tab_previous", None),
+    "move_tab_next": _cat("move_tab_next", None),
     "switch_tab": _ActionDef(("prefix+1..9",), SwitchTab, "switch to tab 1-9", indexed=True),
     "switch_workspace": _ActionDef((), SwitchWorkspace, "switch to workspace 1-9", indexed=True),
-    "rename_pane": _cmd("rename_pane", "prefix+shift+p", "rename pane"),
-    "edit_scrollback": _cmd("edit_scrollback", "prefix+e", "edit scrollback in $EDITOR"),
-    "copy_mode": _cmd("copy_mode", "prefix+[", "copy mode"),
-    "split_vertical": _cmd("split_right", "prefix+v", "split right"),
-    "split_horizontal": _cmd("split_down", "prefix+minus", "split down"),
-    "close_pane": _cmd("close_pane", "prefix+x", "close pane"),
-    "zoom": _cmd("zoom", "prefix+z", "zoom pane"),
-    "resize_mode": _cmd("resize_mode", "prefix+r", "resize mode"),
-    "last_pane": _cmd("last_pane", None, "last pane"),
-    "toggle_sidebar": _cmd("toggle_sidebar", "prefix+b", "toggle sidebar"),
+    "rename_pane": _cat("rename_pane", "prefix+shift+p"),
+    "edit_scrollback": _cat("edit_scrollback", "prefix+e"),
+    "copy_mode": _cat("copy_mode", "prefix+["),
+    "split_vertical": _cat("split_vertical", "prefix+v"),
+    "split_horizontal": _cat("split_horizontal", "prefix+minus"),
+    "close_pane": _cat("close_pane", "prefix+x"),
+    "zoom": _cat("zoom", "prefix+z"),
+    "resize_mode": _cat("resize_mode", "prefix+r"),
+    "last_pane": _cat("last_pane", None),
+    "toggle_sidebar": _cat("toggle_sidebar", "prefix+b"),
     # herdr binds ctrl+v only on remote clients; locally ctrl+v must reach the pane.
-    "remote_image_paste": _cmd("remote_image_paste", None, "paste image (remote sessions)"),
+    "remote_image_paste": _cat("remote_image_paste", None),
 }
 _DIRECTION_KEYS: tuple[tuple[Direction, str], ...] = (
     ("left", "h"),
@@ -127,7 +133,7 @@ _ACTIONS["navigate_workspace_up"] = _ActionDef(
 _ACTIONS["navigate_workspace_down"] = _ActionDef(
     ("down",), _const(NavigateWorkspace(1)), "navigate: workspace below", scope="navigate"
 )
-_ALIASES = {"fullscreen": "zoom"}
+_ALIASES = dict(CATALOG_ALIASES)
 # Never rebindable in navigate mode: how you get out, and the arrows the spec always
 # honours as aliases of navigate_pane_left/right.
 NAVIGATE_FIXED: dict[KeySpec, Bound] = {

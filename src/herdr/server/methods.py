@@ -6,6 +6,7 @@ from herdr.server import (
     methods_agents,
     methods_attach,
     methods_client,
+    methods_commands,
     methods_copy,
     methods_events,
     methods_integrations,
@@ -23,7 +24,7 @@ def build_table() -> dict[str, Method]:
     ws = methods_workspaces
     panes = methods_panes
     reports = methods_reports
-    return {
+    table: dict[str, Method] = {
         "ping": Method(methods_server.ping),
         "server.stop": Method(methods_server.server_stop),
         "server.reload_config": Method(methods_server.server_reload_config),
@@ -94,3 +95,5 @@ def build_table() -> dict[str, Method]:
             methods_attach.client_attach, precheck=methods_attach.attach_precheck
         ),
     }
+    table.update(methods_commands.command_methods(table))
+    return table

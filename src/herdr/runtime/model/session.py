@@ -308,6 +308,36 @@ class Session:
         ws = self.workspace(ref)
         return _move_item(self.workspaces, ws, insert_index)
 
+    def move_workspace_block(
+        self, refs: Sequence[str], before: str | None
+    ) -> tuple[list[str], str | None, bool]:
+        """herdr's ``workspace.move_block``: the named workspaces, in the order given, go
+        before ``before`` (the end when None). Everything is checked first, in herdr's
+        order (a duplicate is found within one more ref than there are workspaces).
+        Returns the canonical block ids, the anchor's id and whether the order changed."""
+        if not refs:
+            raise ModelError(_MOVE_BLOCK_FAILED, "workspace_ids must not be empty")
+        block: list[Workspace] = []
+        seen: set[int] = set()
+        for ref in refs:
+            ws = self.workspace(ref)
+            if ws.number in seen:
+                raise ModelError(_MOVE_BLOCK_FAILED, f"workspace {ref} appears more than once")
+            seen.add(ws.number)
+            block.append(ws)
+        anchor = self.workspace(before) if before is not None else None
+        if anchor is not None and anchor.number in seen:
+            raise ModelError(
+                _MOVE_BLOCK_FAILED, "before_workspace_id must not be part of workspace_ids"
+            )
+        rest = [ws for ws in self.workspaces if ws.number not in seen]
+        at = len(rest) if anchor is None else index_of(rest, anchor)
+        wanted = [*rest[:at], *block, *rest[at:]]
+        changed = any(a is not b for a, b in zip(wanted, self.workspaces, strict=True))
+        if changed:
+            self.workspaces[:] = wanted
+        return [ws.id for ws in block], anchor.id if anchor is not None else None, changed
+
     # ----------------------------------------------------------------- tabs
 
     def create_tab(
@@ -886,6 +916,9 @@ class Session:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+_MOVE_BLOCK_FAILED = "workspace_move_block_failed"
 
 
 def _move_item(items: list[T], item: T, insert_index: int) -> bool:
