@@ -35,6 +35,7 @@ from herdr.runtime import agent_state
 from herdr.runtime import detection_loop as dl
 from herdr.runtime import model as m
 from herdr.runtime.metadata import WorkspaceMetadata
+from herdr.server import reporters
 from herdr.server.terminals import Terminal
 from herdr.server.views import ViewTracker
 from herdr.terminal import procfs, views
@@ -201,6 +202,8 @@ class AgentRuntime:
                 meta_due = agent_state.next_metadata_deadline(pa.st)
                 if meta_due is not None and meta_due <= now:
                     self._publish(pa, self._expire(pa, now))
+                if pa.st.hook_job is not None:
+                    self._check_reporter(pa, now)
                 if pa.deadline is not None and pa.deadline <= now:
                     try:
                         self._tick(pa, now)
@@ -218,7 +221,23 @@ class AgentRuntime:
         candidates = [
             d for d in (pa.deadline, agent_state.next_metadata_deadline(pa.st)) if d is not None
         ]
+        if pa.st.hook_job is not None:  # follow the reporting agent's job
+            candidates.append(now_ms() + reporters.REPORTER_RECHECK_MS)
         return min(candidates, default=None)
+
+    def _check_reporter(self, pa: PaneAgent, now: int) -> None:
+        """A self-reported agent whose job has no process left is dropped."""
+        job = pa.st.hook_job
+        alive = job is not None and reporters.job_alive(job)
+        update = agent_state.drop_if_reporter_gone(
+            pa.st,
+            job_alive=alive,
+            now=now,
+            viewed=self._viewed(pa),
+            launch_pending=pa.launch_pending,
+        )
+        if update.accepted:
+            self._publish(pa, update)
 
     def _expire(self, pa: PaneAgent, now: int) -> agent_state.Update:
         return agent_state.expire_metadata(
