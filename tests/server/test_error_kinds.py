@@ -156,6 +156,19 @@ LIVE: list[Any] = [
         ),
         id="ttl-below-minimum",
     ),
+    pytest.param(
+        (
+            "agent.wait",
+            {"target": "{pane}", "targets": ["{pane}", 3]},
+            "invalid_request",
+            "targets",
+        ),
+        id="wait-targets-not-strings",
+    ),
+    pytest.param(
+        ("agent.wait", {"target": "{pane}", "mode": "some"}, "invalid_request", "mode"),
+        id="wait-unknown-mode",
+    ),
     pytest.param(("pane.get", {"pane_id": "w99:p9"}, "pane_not_found", "w99:p9"), id="unknown-id"),
     pytest.param(
         ("workspace.get", {"workspace_id": "w99"}, "workspace_not_found", "w99"), id="unknown-ws"
