@@ -169,11 +169,21 @@ def test_every_served_method_has_params() -> None:
     [
         (
             lambda: SCHEMAS["event"]["$defs"]["EventKind"]["enum"],
-            [*protocol.EVENT_KINDS, protocol.SUBSCRIPTION_LAGGED, protocol.SUBSCRIPTION_ENDED],
+            [
+                *protocol.EVENT_KINDS,
+                protocol.EVENTS_LOST,
+                protocol.SUBSCRIPTION_LAGGED,
+                protocol.SUBSCRIPTION_ENDED,
+            ],
         ),
         (
             lambda: _consts(SCHEMAS["event"]["$defs"]["EventData"], "type"),
-            [*protocol.EVENT_KINDS, protocol.SUBSCRIPTION_LAGGED, protocol.SUBSCRIPTION_ENDED],
+            [
+                *protocol.EVENT_KINDS,
+                protocol.EVENTS_LOST,
+                protocol.SUBSCRIPTION_LAGGED,
+                protocol.SUBSCRIPTION_ENDED,
+            ],
         ),
         (
             lambda: sorted(_consts(request_defs()["Subscription"], "type")),

@@ -51,7 +51,7 @@ def test_report_agent_errors(shared_server: ServerHandle, ws: str) -> None:
     pane = _fresh_pane(shared_server, ws)
     assert code(_report(shared_server, pane, agent="   ")) == "invalid_agent"
     assert code(_report(shared_server, "w99:p1")) == "pane_not_found"
-    assert code(_report(shared_server, pane, state="sleeping")) == "invalid_params"
+    assert code(_report(shared_server, pane, state="sleeping")) == "invalid_request"
 
 
 def test_clear_and_release(shared_server: ServerHandle, ws: str) -> None:

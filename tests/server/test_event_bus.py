@@ -180,13 +180,9 @@ def test_slow_subscriber_drops_with_lag_marker_and_never_blocks() -> None:
         ws_created(b, i)
     docs = decode(b.drain(sub))
     assert [d.get("seq") for d in docs[:3]] == [1, 2, 3]
-    assert docs[3]["event"] == "subscription_lagged"
-    assert docs[3]["data"] == {
-        "type": "subscription_lagged",
-        "dropped": 7,
-        "first_seq": 4,
-        "last_seq": 10,
-    }
+    for doc, kind in zip(docs[3:], ("events_lost", "subscription_lagged"), strict=True):
+        assert doc["event"] == kind
+        assert doc["data"] == {"type": kind, "dropped": 7, "first_seq": 4, "last_seq": 10}
     ws_created(b, 11)
     assert [d["seq"] for d in decode(b.drain(sub))] == [11]
 
@@ -199,7 +195,7 @@ def test_lag_marker_precedes_next_event_if_not_drained() -> None:
     sub.queue.clear()  # the writer took what was queued, the drop is still pending
     ws_created(b, 4)
     kinds = [d["event"] for d in decode(b.drain(sub))]
-    assert kinds == ["subscription_lagged", "workspace_created"]
+    assert kinds == ["events_lost", "subscription_lagged", "workspace_created"]
 
 
 def test_end_all_finishes_every_stream() -> None:
@@ -314,7 +310,7 @@ def test_one_event_larger_than_the_queue_budget_still_reaches_an_idle_subscriber
     labelled(b, 1, 1000)
     labelled(b, 2, 1000)  # the queue is not empty now: this one is dropped
     docs = decode(b.drain(sub))
-    assert [d["event"] for d in docs] == ["workspace_renamed", "subscription_lagged"]
+    assert [d["event"] for d in docs] == ["workspace_renamed", "events_lost", "subscription_lagged"]
 
 
 def test_line_queue_counts_its_bytes() -> None:

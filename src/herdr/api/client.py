@@ -144,6 +144,16 @@ def _match(substring: str | None, regex: str | None) -> dict[str, str]:
     return {"type": "substring", "value": substring}
 
 
+def _require_protocol(path: Path, pong: Result) -> None:
+    protocol = pong.get("protocol")
+    if protocol != PROTOCOL_VERSION:
+        raise HerdrError(
+            "protocol_mismatch",
+            f"the server at {path} speaks protocol {protocol}, this client speaks "
+            f"{PROTOCOL_VERSION}; run `herdr server stop`, then start it again",
+        )
+
+
 class _Methods:
     """Typed convenience wrappers shared by both clients (they only build params)."""
 
@@ -323,6 +333,7 @@ class Client(_Methods):
         )
         self.timeout = timeout
         self._counter = 0
+        self._protocol_checked = False
 
     def _next_id(self, method: str) -> str:
         self._counter += 1
@@ -387,6 +398,7 @@ class Client(_Methods):
     def request(
         self, method: str, params: Mapping[str, Any], timeout: float | None = _DEFAULT_TIMEOUT
     ) -> Result:
+        self._check_once(method)
         line = _request_line(self._next_id(method), method, params)
         limit = self.timeout if timeout == _DEFAULT_TIMEOUT else timeout
         try:
@@ -402,18 +414,22 @@ class Client(_Methods):
         return self.request(method, params, timeout=timeout)
 
     def check_protocol(self) -> Result:
+        """Ping; the pong, or ``protocol_mismatch`` for a server of another protocol."""
         pong = self.request("ping", {})
-        if pong.get("protocol") != PROTOCOL_VERSION:
-            raise HerdrError(
-                "protocol_mismatch",
-                f"server speaks protocol {pong.get('protocol')}, client {PROTOCOL_VERSION}",
-            )
+        _require_protocol(self.socket_path, pong)
+        self._protocol_checked = True
         return pong
+
+    def _check_once(self, method: str) -> None:
+        """The first request of a client pings first, so an old server is refused clearly."""
+        if not self._protocol_checked and method != "ping":
+            self.check_protocol()
 
     def events(
         self, subscriptions: Sequence[Mapping[str, Any]], since_seq: int | None = None
     ) -> Subscription:
         """Subscribe; iterate the returned object for ``{"event","data","seq"}`` dicts."""
+        self._check_once("events.subscribe")
         params = _clean({"subscriptions": [dict(s) for s in subscriptions], "since_seq": since_seq})
         line = _request_line(self._next_id("events.subscribe"), "events.subscribe", params)
         sock, reader, envelope = self._exchange(line, None)
@@ -496,6 +512,7 @@ class AsyncClient(_Methods):
         )
         self.timeout = timeout
         self._counter = 0
+        self._protocol_checked = False
 
     def _next_id(self, method: str) -> str:
         self._counter += 1
@@ -572,6 +589,7 @@ class AsyncClient(_Methods):
     async def request(
         self, method: str, params: Mapping[str, Any], timeout: float | None = _DEFAULT_TIMEOUT
     ) -> Result:
+        await self._check_once(method)
         line = _request_line(self._next_id(method), method, params)
         limit = self.timeout if timeout == _DEFAULT_TIMEOUT else timeout
         try:
@@ -584,10 +602,22 @@ class AsyncClient(_Methods):
     def _invoke(self, method: str, params: Params, timeout: float | None = _DEFAULT_TIMEOUT) -> Any:
         return self.request(method, params, timeout=timeout)
 
+    async def check_protocol(self) -> Result:
+        """Ping; the pong, or ``protocol_mismatch`` for a server of another protocol."""
+        pong = await self.request("ping", {})
+        _require_protocol(self.socket_path, pong)
+        self._protocol_checked = True
+        return pong
+
+    async def _check_once(self, method: str) -> None:
+        if not self._protocol_checked and method != "ping":
+            await self.check_protocol()
+
     async def events(
         self, subscriptions: Sequence[Mapping[str, Any]], since_seq: int | None = None
     ) -> AsyncSubscription:
         """``async for event in await client.events([...])``."""
+        await self._check_once("events.subscribe")
         params = _clean({"subscriptions": [dict(s) for s in subscriptions], "since_seq": since_seq})
         line = _request_line(self._next_id("events.subscribe"), "events.subscribe", params)
         reader, writer, envelope = await self._exchange(line, None)

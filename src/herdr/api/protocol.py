@@ -271,6 +271,8 @@ PANE_SCROLL_CHANGED: Final = "pane_scroll_changed"
 
 # Extensions (beyond the original): stream bookkeeping events, also snake_case.
 SUBSCRIPTION_LAGGED: Final = "subscription_lagged"
+# The same loss under the name clients of herdr 0.9 look for; sent just before the lag line.
+EVENTS_LOST: Final = "events_lost"
 SUBSCRIPTION_ENDED: Final = "subscription_ended"
 
 # Kinds that may be waited for with ``events.wait`` (the schema's EventMatch).

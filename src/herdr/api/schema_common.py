@@ -103,6 +103,8 @@ _PANE_FIELDS: Final = obj(
     terminal_title_stripped=OPT_STRING,
     scroll=opt(nullable(ref("PaneScrollInfo"))),
     agent_session=opt(nullable(ref("AgentSessionInfo"))),
+    # herdr-python (0.9.x): why a pane restored from a snapshot did not get its agent back
+    restore_error=OPT_STRING,
 )
 
 RECORDS: Final[dict[str, Json]] = {
@@ -136,7 +138,12 @@ RECORDS: Final[dict[str, Json]] = {
     ),
     "PaneScrollInfo": obj(offset_from_bottom=U64, max_offset_from_bottom=U64, viewport_rows=U64),
     "AgentSessionInfo": obj(
-        source=STRING, agent=STRING, kind=ref("AgentSessionRefKind"), value=STRING
+        source=STRING,
+        agent=STRING,
+        kind=ref("AgentSessionRefKind"),
+        value=STRING,
+        # herdr-python (0.9.x): what herdr would run to resume it; absent: no resume form
+        resume_argv=opt(nullable(array(STRING))),
     ),
     "PaneInfo": _PANE_FIELDS,
     # An agent is its pane seen from the agent side: no label/scroll, plus lifecycle.
@@ -144,6 +151,7 @@ RECORDS: Final[dict[str, Json]] = {
         without(_PANE_FIELDS, "label", "scroll"),
         name=OPT_STRING,
         state_change_seq=opt(U64, default=0),
+        completion_seq=opt(U64, default=0),  # 0.9.x: finished turns of this agent
         interactive_ready=opt(BOOLEAN),
         launch_pending=opt(BOOLEAN),
         screen_detection_skipped=opt(BOOLEAN),

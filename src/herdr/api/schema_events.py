@@ -112,6 +112,10 @@ _EVENT_DATA: Final[dict[str, Json]] = {
     "pane_agent_status_changed": _AGENT_STATUS_CHANGED,
     "layout_updated": obj(layout=ref("PaneLayoutSnapshot")),
     # Extensions: stream bookkeeping, never logged (so they carry no ``seq``).
+    protocol.EVENTS_LOST: describe(
+        obj(dropped=integer(minimum=1), first_seq=U64, last_seq=U64),
+        "herdr-python: events this slow subscriber lost (subscription_lagged follows)",
+    ),
     protocol.SUBSCRIPTION_LAGGED: describe(
         obj(dropped=integer(minimum=1), first_seq=U64, last_seq=U64),
         "herdr-python: events were dropped for this slow subscriber",

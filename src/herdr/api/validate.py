@@ -4,6 +4,12 @@ Only the subset the API schema uses (type, const, enum, properties/required,
 additionalProperties, items, oneOf/anyOf, $ref, minimum, maxLength and integer
 formats). Errors name the offending field (``params.subscriptions[0].type: ...``) so a
 caller can fix the request without reading the schema. Unknown fields are ignored (§3.1).
+
+Each problem says what kind it is, as herdr's serde draws the line: a value that does not
+*deserialize* (wrong JSON type, unknown enum/tag value, missing field, an integer outside
+its format's range) is ``malformed`` and answered ``invalid_request``; a value that parses
+but breaks one of our own limits (``maxLength``, a ``minimum`` stricter than the format)
+is answered ``invalid_params``.
 """
 
 from __future__ import annotations
@@ -11,7 +17,24 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-Check = Callable[[Any, str], "str | None"]
+
+class Problem(str):
+    """An error message that also knows whether the value failed to deserialize."""
+
+    malformed: bool
+
+    def __new__(cls, message: str, *, malformed: bool = True) -> Problem:
+        problem = super().__new__(cls, message)
+        problem.malformed = malformed
+        return problem
+
+
+def _limit(message: str) -> Problem:
+    """A value that parses but breaks one of our limits (``invalid_params``)."""
+    return Problem(message, malformed=False)
+
+
+Check = Callable[[Any, str], "Problem | None"]
 
 _INT_MAX = {
     "uint8": 2**8 - 1,
@@ -80,7 +103,7 @@ class Compiler:
             return cached
         slot: list[Check] = []
 
-        def deferred(value: Any, path: str) -> str | None:
+        def deferred(value: Any, path: str) -> Problem | None:
             return slot[0](value, path)
 
         self._cache[name] = deferred  # breaks recursion (e.g. LayoutNode)
@@ -116,7 +139,7 @@ class Compiler:
         if len(checks) == 1:
             return checks[0]
 
-        def all_of(value: Any, path: str) -> str | None:
+        def all_of(value: Any, path: str) -> Problem | None:
             for check in checks:
                 error = check(value, path)
                 if error is not None:
@@ -129,12 +152,12 @@ class Compiler:
         props = {k: self.compile(v) for k, v in node.get("properties", {}).items()}
         required = tuple(node.get("required", ()))
 
-        def check(value: Any, path: str) -> str | None:
+        def check(value: Any, path: str) -> Problem | None:
             if not isinstance(value, dict):
                 return None  # the type check reports it
             for name in required:
                 if name not in value:
-                    return f"{path}.{name}: missing required field"
+                    return Problem(f"{path}.{name}: missing required field")
             for name, sub in props.items():
                 if name in value:
                     error = sub(value[name], f"{path}.{name}")
@@ -147,7 +170,7 @@ class Compiler:
     def _map_check(self, node: Mapping[str, Any]) -> Check:
         sub = self.compile(node)
 
-        def check(value: Any, path: str) -> str | None:
+        def check(value: Any, path: str) -> Problem | None:
             if not isinstance(value, dict):
                 return None
             for key, item in value.items():
@@ -161,7 +184,7 @@ class Compiler:
     def _items_check(self, node: Mapping[str, Any]) -> Check:
         sub = self.compile(node)
 
-        def check(value: Any, path: str) -> str | None:
+        def check(value: Any, path: str) -> Problem | None:
             if not isinstance(value, list):
                 return None
             for index, item in enumerate(value):
@@ -178,20 +201,21 @@ class Compiler:
             table = {b["properties"][key]["const"]: self.compile(b) for b in branches}
             allowed = ", ".join(f'"{v}"' for v in table)
 
-            def by_tag(value: Any, path: str) -> str | None:
+            def by_tag(value: Any, path: str) -> Problem | None:
                 if not isinstance(value, dict):
-                    return f"{path}: expected object, got {json_type(value)}"
+                    return Problem(f"{path}: expected object, got {json_type(value)}")
                 if key not in value:
-                    return f"{path}.{key}: missing required field"
+                    return Problem(f"{path}.{key}: missing required field")
                 branch = table.get(value[key])
                 if branch is None:
-                    return f"{path}.{key}: expected one of {allowed}, got {_short(value[key])}"
+                    got = _short(value[key])
+                    return Problem(f"{path}.{key}: expected one of {allowed}, got {got}")
                 return branch(value, path)
 
             return by_tag
         compiled = [self.compile(b) for b in branches]
 
-        def any_branch(value: Any, path: str) -> str | None:
+        def any_branch(value: Any, path: str) -> Problem | None:
             errors = [c(value, path) for c in compiled]
             if any(e is None for e in errors):
                 return None
@@ -216,19 +240,19 @@ def _type_check(spec: str | list[str]) -> Check:
     names = (spec,) if isinstance(spec, str) else tuple(spec)
     label = " or ".join(names)
 
-    def check(value: Any, path: str) -> str | None:
+    def check(value: Any, path: str) -> Problem | None:
         if any(_is_type(value, n) for n in names):
             return None
-        return f"{path}: expected {label}, got {json_type(value)}"
+        return Problem(f"{path}: expected {label}, got {json_type(value)}")
 
     return check
 
 
 def _const_check(const: Any) -> Check:
-    def check(value: Any, path: str) -> str | None:
+    def check(value: Any, path: str) -> Problem | None:
         if value == const and type(value) is type(const):
             return None
-        return f"{path}: expected {_short(const)}, got {_short(value)}"
+        return Problem(f"{path}: expected {_short(const)}, got {_short(value)}")
 
     return check
 
@@ -236,36 +260,39 @@ def _const_check(const: Any) -> Check:
 def _enum_check(allowed: tuple[Any, ...]) -> Check:
     label = ", ".join(_short(v) for v in allowed)
 
-    def check(value: Any, path: str) -> str | None:
+    def check(value: Any, path: str) -> Problem | None:
         if any(value == v and type(value) is type(v) for v in allowed):
             return None
-        return f"{path}: expected one of {label}, got {_short(value)}"
+        return Problem(f"{path}: expected one of {label}, got {_short(value)}")
 
     return check
 
 
 def _range_check(minimum: float | None, fmt: str | None) -> Check:
-    low = minimum if minimum is not None else _INT_MIN.get(fmt or "")
-    if low is None and fmt in _INT_MAX:
-        low = 0
+    # The format's own range is what serde enforces (a u16 overflow does not deserialize);
+    # a ``minimum`` stricter than that is a limit of ours, judged after parsing.
+    fmt_low = _INT_MIN.get(fmt or "", 0 if fmt in _INT_MAX or minimum == 0 else None)
     high = _INT_MAX.get(fmt or "")
+    low = minimum if minimum is not None else fmt_low
 
-    def check(value: Any, path: str) -> str | None:
+    def check(value: Any, path: str) -> Problem | None:
         if isinstance(value, bool) or not isinstance(value, int | float):
             return None
         if low is not None and value < low:
-            return f"{path}: must be >= {low}, got {value}"
+            message = f"{path}: must be >= {low}, got {value}"
+            malformed = fmt_low is not None and value < fmt_low
+            return Problem(message, malformed=malformed)
         if high is not None and value > high:
-            return f"{path}: must be <= {high}, got {value}"
+            return Problem(f"{path}: must be <= {high}, got {value}")
         return None
 
     return check
 
 
 def _length_check(limit: int) -> Check:
-    def check(value: Any, path: str) -> str | None:
+    def check(value: Any, path: str) -> Problem | None:
         if isinstance(value, str) and len(value) > limit:
-            return f"{path}: must be at most {limit} characters, got {len(value)}"
+            return _limit(f"{path}: must be at most {limit} characters, got {len(value)}")
         return None
 
     return check
@@ -279,7 +306,7 @@ class ParamsValidator:
         self._method_refs = dict(method_refs)
         self._checks: dict[str, Check] = {}
 
-    def __call__(self, method: str, params: dict[str, Any]) -> str | None:
+    def __call__(self, method: str, params: dict[str, Any]) -> Problem | None:
         check = self._checks.get(method)
         if check is None:
             ref = self._method_refs.get(method)

@@ -23,11 +23,23 @@ SOURCES = {
 
 
 def _target_args(parser: argparse.ArgumentParser, *, positional: bool = True) -> None:
-    """``[<p>] [--pane P] [--current]``: which pane (none = the focused pane)."""
+    """``[<p>] [--pane P] [--current|--focused]``: which pane.
+
+    None given: the calling pane ($HERDR_PANE_ID) when run inside one, as herdr's CLI
+    does, so ``herdr pane split`` from an agent splits the agent's own pane even when
+    the user has focused another; outside a pane (or with ``--focused``), the server's
+    focused pane.
+    """
     if positional:
         parser.add_argument("pane", nargs="?", metavar="PANE")
     parser.add_argument("--pane", dest="pane_flag", metavar="PANE", help="target pane")
-    parser.add_argument("--current", action="store_true", help="the calling pane ($HERDR_PANE_ID)")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument(
+        "--current", action="store_true", help="the calling pane ($HERDR_PANE_ID; the default)"
+    )
+    which.add_argument(
+        "--focused", action="store_true", help="the focused pane, even inside another pane"
+    )
 
 
 def _target(args: argparse.Namespace) -> str | None:
@@ -35,8 +47,10 @@ def _target(args: argparse.Namespace) -> str | None:
     if len(chosen) > 1 and chosen[0] != chosen[1]:
         raise UsageError("give the pane once (positional or --pane)")
     if chosen:
+        if args.focused:
+            raise UsageError("give a pane or --focused, not both")
         return str(chosen[0])
-    return current_pane() if args.current else None
+    return None if args.focused else current_pane()
 
 
 def _required_target(args: argparse.Namespace) -> str:

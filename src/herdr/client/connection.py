@@ -20,6 +20,7 @@ from typing import Any, TypeVar, cast
 
 import msgspec
 
+from herdr import PROTOCOL_VERSION
 from herdr.api import peercred
 from herdr.api.attach_messages import AttachParams, AttachStarted, ClientMessage, encode_line
 
@@ -108,6 +109,7 @@ class Connection:
     async def attach(self, params: AttachParams) -> AttachStarted:
         """Open the stream; returns the server's ``attach_started`` (raises
         ``ConnectionError`` for an error answer or a closed connection)."""
+        await self.check_protocol()
         loop = asyncio.get_running_loop()
         transport, stream = await retry_busy(
             lambda: loop.create_unix_connection(StreamProtocol, self.socket_path)
@@ -128,6 +130,18 @@ class Connection:
             err = doc["error"]
             raise ConnectionError(f"{err.get('code')}: {err.get('message')}")
         return msgspec.convert(doc.get("result"), AttachStarted)
+
+    async def check_protocol(self) -> None:
+        """Refuse a server of another protocol (``ConnectionError`` saying what to do)."""
+        envelope = await self.call("ping", {})
+        result = envelope.get("result")
+        protocol = result.get("protocol") if isinstance(result, dict) else None
+        if protocol != PROTOCOL_VERSION:
+            raise ConnectionError(
+                f"protocol_mismatch: the server at {self.socket_path} speaks protocol "
+                f"{protocol}, this client speaks {PROTOCOL_VERSION}; run `herdr server stop`, "
+                "then start it again"
+            )
 
     def listen(
         self, on_lines: Callable[[list[bytes]], None], on_lost: Callable[[str], None]

@@ -165,6 +165,18 @@ def dedupe_key(session: AgentSession) -> DedupeKey:
     return (session.source, session.agent, session.ref.kind, session.ref.value)
 
 
+def resume_argv(session: AgentSession) -> list[str] | None:
+    """The argv herdr would run to resume ``session`` (None: this session has no resume
+    form: another agent, an unofficial source, a reference that could not be typed)."""
+    recipe = RECIPES.get(session.agent)
+    if recipe is None or session.source != recipe.source:
+        return None
+    if _invalid(session.ref.kind, session.ref.value, recipe) is not None:
+        return None
+    argv = recipe.build(session.ref.value)
+    return list(argv) if argv is not None else None
+
+
 def plan_resume(
     session: AgentSession | None,
     cwd: str,

@@ -8,8 +8,8 @@ replay what it missed (and is told when the log no longer reaches back that far)
 
 Memory is bounded by bytes as well as by count: the log drops its oldest events while
 their encoded lines exceed ``log_bytes``, and a subscriber whose queue would exceed
-``queue_bytes`` loses live events (counted, then reported as ``subscription_lagged``)
-exactly as it does beyond ``queue_limit`` lines.
+``queue_bytes`` loses live events (counted, then reported as ``events_lost`` and
+``subscription_lagged``) exactly as it does beyond ``queue_limit`` lines.
 """
 
 from __future__ import annotations
@@ -432,7 +432,7 @@ class EventBus:
         if not lines and not ends:
             return 0
         if sub.dropped:
-            sub.queue.append(self.lag_line(sub))
+            sub.queue.extend(self.lag_lines(sub))
         sub.queue.extend(lines)
         sub.queue.extend(ends)
         if ends and all(f.ended for f in sub.filters):
@@ -457,25 +457,32 @@ class EventBus:
         lines = list(sub.queue)
         sub.queue.clear()
         if sub.dropped:
-            lines.append(self.lag_line(sub))
+            lines.extend(self.lag_lines(sub))
         return lines
 
-    def lag_line(self, sub: Subscriber) -> bytes:
-        """Consume pending drops into one ``subscription_lagged`` line."""
-        line = self._encode(
-            protocol.event_envelope(
-                protocol.SUBSCRIPTION_LAGGED,
-                {
-                    "type": protocol.SUBSCRIPTION_LAGGED,
-                    "dropped": sub.dropped,
-                    "first_seq": sub.first_dropped,
-                    "last_seq": sub.last_dropped,
-                },
-                None,
+    def lag_lines(self, sub: Subscriber) -> list[bytes]:
+        """Consume pending drops into ``events_lost`` then ``subscription_lagged``.
+
+        Both say the same (how many, which seqs); the first is the name herdr 0.9
+        clients watch for, the second the one our clients always had.
+        """
+        lines = [
+            self._encode(
+                protocol.event_envelope(
+                    kind,
+                    {
+                        "type": kind,
+                        "dropped": sub.dropped,
+                        "first_seq": sub.first_dropped,
+                        "last_seq": sub.last_dropped,
+                    },
+                    None,
+                )
             )
-        )
+            for kind in (protocol.EVENTS_LOST, protocol.SUBSCRIPTION_LAGGED)
+        ]
         sub.dropped = 0
-        return line
+        return lines
 
     def _track_pane(self, sub: Subscriber, event: Event) -> list[bytes]:
         lines: list[bytes] = []

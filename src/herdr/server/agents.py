@@ -31,10 +31,12 @@ from herdr.detect.agents import Agent, parse_agent_label
 from herdr.detect.manifest import DetectionInput, detect
 from herdr.detect.manifest.sources import ManifestCache, ManifestDirs
 from herdr.detect.process import ProcessDetectionMode, parse_process_detection_mode
+from herdr.persist import resume
 from herdr.runtime import agent_state
 from herdr.runtime import detection_loop as dl
 from herdr.runtime import model as m
 from herdr.runtime.metadata import WorkspaceMetadata
+from herdr.server import reporters
 from herdr.server.terminals import Terminal
 from herdr.server.views import ViewTracker
 from herdr.terminal import procfs, views
@@ -71,6 +73,8 @@ class PaneAgent:
     launch_pending: bool = False
     interactive_ready: bool = False
     closed: bool = False
+    # Bumped each time the agent finishes a turn (a completion: working -> done/idle).
+    completion_seq: int = 0
 
     @property
     def terminal_id(self) -> str:
@@ -201,6 +205,8 @@ class AgentRuntime:
                 meta_due = agent_state.next_metadata_deadline(pa.st)
                 if meta_due is not None and meta_due <= now:
                     self._publish(pa, self._expire(pa, now))
+                if pa.st.hook_job is not None:
+                    self._check_reporter(pa, now)
                 if pa.deadline is not None and pa.deadline <= now:
                     try:
                         self._tick(pa, now)
@@ -218,7 +224,23 @@ class AgentRuntime:
         candidates = [
             d for d in (pa.deadline, agent_state.next_metadata_deadline(pa.st)) if d is not None
         ]
+        if pa.st.hook_job is not None:  # follow the reporting agent's job
+            candidates.append(now_ms() + reporters.REPORTER_RECHECK_MS)
         return min(candidates, default=None)
+
+    def _check_reporter(self, pa: PaneAgent, now: int) -> None:
+        """A self-reported agent whose job has no process left is dropped."""
+        job = pa.st.hook_job
+        alive = job is not None and reporters.job_alive(job)
+        update = agent_state.drop_if_reporter_gone(
+            pa.st,
+            job_alive=alive,
+            now=now,
+            viewed=self._viewed(pa),
+            launch_pending=pa.launch_pending,
+        )
+        if update.accepted:
+            self._publish(pa, update)
 
     def _expire(self, pa: PaneAgent, now: int) -> agent_state.Update:
         return agent_state.expire_metadata(
@@ -330,6 +352,8 @@ class AgentRuntime:
         if update.state_changed:
             self._seq += 1
             pa.state_change_seq = self._seq
+        if update.completed:
+            pa.completion_seq += 1
         if update.current.label is not None and update.current.state == AgentStatus.IDLE.value:
             pa.interactive_ready = True
         loc = self.loc_of(pa)
@@ -434,6 +458,9 @@ class AgentRuntime:
                 "kind": session.ref.kind,
                 "value": session.ref.value,
             }
+            argv = resume.resume_argv(session)
+            if argv is not None:
+                extra["agent_session"]["resume_argv"] = argv
         return agent_state.pane_status(pa.st), extra
 
     def agent_record(self, loc: m.PaneLoc) -> Record:
@@ -446,11 +473,13 @@ class AgentRuntime:
             if pa.st.agent_name is not None:
                 record["name"] = pa.st.agent_name
             record["state_change_seq"] = pa.state_change_seq
+            record["completion_seq"] = pa.completion_seq
             record["interactive_ready"] = pa.interactive_ready
             record["launch_pending"] = pa.launch_pending
             record["screen_detection_skipped"] = agent_state.full_lifecycle_active(pa.st)
         else:
             record["state_change_seq"] = 0
+            record["completion_seq"] = 0
         return record
 
     def workspace_tokens(self, workspace_id: str) -> dict[str, str]:

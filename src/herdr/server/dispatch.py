@@ -88,10 +88,10 @@ class Dispatcher:
         if "params" not in request:
             return _error_line(request_id, protocol.INVALID_REQUEST, "params is required")
         params = request["params"]
-        if not isinstance(params, dict):
+        if not isinstance(params, dict):  # does not deserialize, as in herdr
             return _error_line(
                 request_id,
-                protocol.INVALID_PARAMS,
+                protocol.INVALID_REQUEST,
                 f"params: expected object, got {json_type(params)}",
             )
         try:
@@ -99,7 +99,8 @@ class Dispatcher:
                 method.precheck(params)
             problem = self._validate(method_name, params)
             if problem is not None:
-                raise ApiError(protocol.INVALID_PARAMS, problem)
+                code = protocol.INVALID_REQUEST if problem.malformed else protocol.INVALID_PARAMS
+                raise ApiError(code, str(problem))
             call = Call(request_id, method_name, params, self._server, conn)
             outcome = method.handler(call)
             if inspect.isawaitable(outcome):

@@ -216,11 +216,12 @@ async def agent_wait(call: Call) -> Result:
     targets = p.get("targets")
     if not isinstance(targets, list) or not targets:
         targets = [p["target"]]
+    # Our extensions, outside the schema: a wrong type or value does not deserialize.
     if not all(isinstance(t, str) for t in targets):
-        raise ApiError(protocol.INVALID_PARAMS, "targets must be strings")
+        raise ApiError(protocol.INVALID_REQUEST, "targets must be strings")
     mode = p.get("mode", "any")
     if mode not in ("any", "all"):
-        raise ApiError(protocol.INVALID_PARAMS, "mode must be any or all")
+        raise ApiError(protocol.INVALID_REQUEST, "mode must be any or all")
     resolved = {t: resolve(call, t) for t in targets}
     pinned = [_pin(loc, pa) for loc, pa in resolved.values()]
     outcome = ra.WaitOutcome(False, ())

@@ -19,19 +19,18 @@ def attach_precheck(params: dict[str, Any]) -> None:
         value = params.get(name)
         if value is None:
             continue
-        if (
-            not isinstance(value, int)
-            or isinstance(value, bool)
-            or not 0 <= value <= MAX_SIZE_CELLS
-        ):
+        # Not an unsigned integer: does not deserialize (invalid_request); too big: a
+        # limit of ours (invalid_params).
+        unsigned = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+        if not unsigned or value > MAX_SIZE_CELLS:
             raise ApiError(
-                protocol.INVALID_PARAMS,
+                protocol.INVALID_PARAMS if unsigned else protocol.INVALID_REQUEST,
                 f"params.{name}: expected an integer in 0..{MAX_SIZE_CELLS}",
             )
     for name in ("workspace_id", "tab_id"):
         value = params.get(name)
         if value is not None and not isinstance(value, str):
-            raise ApiError(protocol.INVALID_PARAMS, f"params.{name}: expected a string")
+            raise ApiError(protocol.INVALID_REQUEST, f"params.{name}: expected a string")
 
 
 async def client_attach(call: Call) -> Result | None:

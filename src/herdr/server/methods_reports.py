@@ -16,6 +16,7 @@ from herdr.persist import session_refs
 from herdr.runtime import agent_state
 from herdr.runtime import metadata as md
 from herdr.runtime import model as m
+from herdr.server import reporters
 from herdr.server.agents import PaneAgent, now_ms
 from herdr.server.core import ApiError, Result
 from herdr.server.wiring import Call
@@ -58,9 +59,15 @@ def check_session_refs(params: dict[str, Any]) -> None:
 def pane_report_agent(call: Call) -> Result:
     p = call.params
     check_session_refs(p)
-    return _run(
-        call,
-        lambda pa, now, viewed, pending: agent_state.report_agent(
+    _loc, pa = _pane_agent(call)
+    transport, pty = call.conn.transport, pa.term.pty
+    sock = transport.get_extra_info("socket") if transport is not None else None
+    # The agent's job, followed until it exits.
+    job = reporters.report_job(sock, pty.pid if pty is not None else None)
+    now = now_ms()
+
+    def change(viewed: bool, pending: bool) -> agent_state.Update:
+        update = agent_state.report_agent(
             pa.st,
             source=p["source"],
             agent=p["agent"],
@@ -72,8 +79,15 @@ def pane_report_agent(call: Call) -> Result:
             now=now,
             viewed=viewed,
             launch_pending=pending,
-        ),
-    )
+        )
+        if update.accepted:
+            agent_state.anchor_hook(pa.st, job)
+        return update
+
+    call.server.agents.apply(pa, change)
+    if pa.st.hook_job is not None:
+        pa.wake.set()  # the driver re-plans: it now follows the job
+    return OK
 
 
 def pane_report_agent_session(call: Call) -> Result:

@@ -134,6 +134,8 @@ class PaneHost:
         revision = 0
         if term is not None:
             revision = term.revision
+            if term.restore_error is not None:
+                extra["restore_error"] = term.restore_error
             em = term.emulator
             title = em.title if not em.closed else ""
             if title:

@@ -89,6 +89,10 @@ class Timing:
     final_wait: float = 5.0  # shutdown waits this long for a save still running
 
 
+# Fallbacks that are no failure: nothing was saved to resume, or resuming is off.
+_NOT_ERRORS = frozenset({"missing_ref", "disabled"})
+
+
 def timing_from_env(env: Mapping[str, str]) -> Timing:
     """Default timings, or the test overrides in ``$HERDR_TEST_PERSIST_TIMING``."""
     raw = env.get(TIMING_ENV, "")
@@ -289,6 +293,8 @@ class Persistence:
             self.host.stop_soon(closed.terminal_ids)
             return False
         decision = plan.decision
+        if not isinstance(decision, resume.ResumePlan) and decision.reason not in _NOT_ERRORS:
+            term.restore_error = f"{decision.reason}: {decision.detail}"
         if isinstance(decision, resume.ResumePlan):
             line = resume.command_line(decision.argv)
             with contextlib.suppress(Exception):

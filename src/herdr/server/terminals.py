@@ -23,6 +23,8 @@ class Terminal:
     exit_status: ExitStatus | None = None
     closing: bool = False
     size: tuple[int, int] = (0, 0)
+    # Why a pane restored from a snapshot did not get its agent back (PaneInfo.restore_error).
+    restore_error: str | None = None
     # called after each chunk of output, at exit and at stop (waits, attach row pushes)
     on_output: set[Callable[[], None]] = field(default_factory=set)
 

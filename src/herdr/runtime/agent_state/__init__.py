@@ -43,6 +43,7 @@ from herdr.runtime.agent_state.display import (
 )
 from herdr.runtime.agent_state.hooks import apply_hook, parse_state, report_agent
 from herdr.runtime.agent_state.ledgers import MAX_HOOK_SEQUENCE_SOURCES
+from herdr.runtime.agent_state.reporter import anchor_hook, drop_if_reporter_gone, reporter_job
 from herdr.runtime.agent_state.screen import (
     apply_detection,
     apply_process_detected,
@@ -109,6 +110,7 @@ __all__ = [
     "TerminalAgentState",
     "Update",
     "agent_status",
+    "anchor_hook",
     "apply_detection",
     "apply_hook",
     "apply_metadata",
@@ -116,6 +118,7 @@ __all__ = [
     "apply_pty_exit",
     "apply_session",
     "clear_authority",
+    "drop_if_reporter_gone",
     "effective_known_agent",
     "effective_label",
     "effective_state",
@@ -131,6 +134,7 @@ __all__ = [
     "release_agent",
     "report_agent",
     "report_agent_session",
+    "reporter_job",
     "restore_session",
     "rollup_member",
     "session_identity",

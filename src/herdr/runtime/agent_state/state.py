@@ -128,6 +128,8 @@ class TerminalAgentState:
     acquisition_pending: bool = False
     agent_name: str | None = None
     name_owner: tuple[str, SessionRef | None] | None = None
+    # The process group of the agent that reported the current hook (see `reporter`).
+    hook_job: int | None = None
     # Effective values as last published (kept in sync by every mutation).
     state: State = UNKNOWN
     label: str | None = None
