@@ -33,6 +33,7 @@ class ServerSettings(msgspec.Struct, frozen=True, kw_only=True):
     resume_agents_on_restore: bool = True  # [session]: native agent resume after restart
     pane_history: bool = False  # [experimental]: save/restore pane screen history
     max_connections: PositiveInt = 512  # [server]: open connections beyond this are refused
+    worktree_directory: str = "~/.herdr/worktrees"  # [worktrees]: new checkouts go below
 
 
 # config.toml key → field. Read leniently, key by key: one bad value costs only itself.
@@ -46,6 +47,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("advanced.scrollback_limit_bytes", "scrollback_limit_bytes"),
     ("session.resume_agents_on_restore", "resume_agents_on_restore"),
     ("experimental.pane_history", "pane_history"),
+    ("worktrees.directory", "worktree_directory"),
 )
 _TYPES = {field.name: field.type for field in msgspec.structs.fields(ServerSettings)}
 
