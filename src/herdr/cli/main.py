@@ -67,6 +67,7 @@ NOUNS: dict[str, tuple[str, str]] = {
     "workspace": ("create, list and manage workspaces", "herdr.cli.workspace:add_workspace"),
     "tab": ("create, list and manage tabs", "herdr.cli.workspace:add_tab"),
     "pane": ("split, read, type into and wait on panes", "herdr.cli.pane:add_pane"),
+    "worktree": ("git worktrees opened as workspaces", "herdr.cli.worktree:add_worktree"),
 }
 
 _ROOT_VALUE_FLAGS = frozenset({"--session"})
