@@ -67,6 +67,11 @@ EXTRA_CODES = frozenset(
         "pane_split_failed",
         "tab_create_failed",
         "workspace_create_failed",
+        "worktree_create_failed",
+        "worktree_git_failed",
+        "worktree_list_failed",
+        "worktree_open_failed",
+        "worktree_remove_failed",
     }
 )
 KNOWN_CODES = (protocol.ERROR_CODES | EXTRA_CODES) - {protocol.INTERNAL_ERROR}

@@ -16,13 +16,13 @@ from herdr.vocab import ErrorCode
 DEFAULT_BRANCH_PREFIX = "worktree"
 MAX_REF_CHARS = 255  # git refuses longer ref components on most filesystems anyway
 
-# Our additive codes (herdr 0.9's own spellings where it has one).
-NOT_GIT_WORKTREE = "not_git_worktree"
-LINKED_WORKTREE_SOURCE = "linked_worktree_source"
-NOT_LINKED_WORKTREE = "not_linked_worktree"
-DIRTY_WORKTREE = "dirty_worktree_requires_force"
-REPOSITORY_NOT_TRUSTED = "repository_not_trusted"
-IN_PROGRESS = "worktree_operation_in_progress"
+# Error codes (herdr 0.9's spellings; repository_not_trusted is ours).
+NOT_GIT_WORKTREE = ErrorCode.NOT_GIT_WORKTREE.value
+LINKED_WORKTREE_SOURCE = ErrorCode.LINKED_WORKTREE_SOURCE.value
+NOT_LINKED_WORKTREE = ErrorCode.NOT_LINKED_WORKTREE.value
+DIRTY_WORKTREE = ErrorCode.DIRTY_WORKTREE_REQUIRES_FORCE.value
+REPOSITORY_NOT_TRUSTED = ErrorCode.REPOSITORY_NOT_TRUSTED.value
+IN_PROGRESS = ErrorCode.WORKTREE_OPERATION_IN_PROGRESS.value
 
 _ADJECTIVES = ("brave", "calm", "clear", "green", "lucky", "quiet", "rapid", "silver")
 _NOUNS = ("river", "cloud", "field", "forest", "harbor", "meadow", "stone", "valley")

@@ -79,7 +79,7 @@ async def run_git(
             start_new_session=True,
         )
     except OSError as exc:
-        raise ApiError("worktree_git_unavailable", f"cannot run git: {exc}") from None
+        raise ApiError("worktree_git_failed", f"cannot run git: {exc}") from None
     stdout, stderr = proc.stdout, proc.stderr
     assert stdout is not None and stderr is not None
     out, err = bytearray(), bytearray()

@@ -16,6 +16,7 @@ from herdr.runtime import model as m
 from herdr.server.core import ApiError, Result
 from herdr.server.panes import PaneHost
 from herdr.server.wiring import Call
+from herdr.vocab import ErrorCode
 
 
 def check_cwd(cwd: Any, field: str = "cwd") -> str | None:
@@ -135,7 +136,7 @@ def workspace_close(call: Call) -> Result:
     group = close_group_of(host.session, ws)
     if len(group) > 1 and not call.params.get("close_group", False):
         raise ApiError(
-            "workspace_group_close_required",
+            ErrorCode.WORKSPACE_GROUP_CLOSE_REQUIRED,
             f"workspace {ws.id} has linked worktree workspaces; use --group "
             "(close_group=true in the API) to close the group",
         )
