@@ -6,17 +6,19 @@ has one specific code and leaves git and the session as they were.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from herdr_testing import HerdrEnv, ServerHandle, wait_until
 from herdr_testing.git_repos import git, make_repo, start_git_server
 from herdr_testing.held import HeldConnection
-from herdr_testing.schema22 import assert_valid_result
+from herdr_testing.schema22 import assert_valid_result, reference
 
 
 @pytest.fixture
@@ -40,6 +42,14 @@ def code(resp: dict[str, Any]) -> str:
 def git_worktrees(herdr: HerdrEnv, repo: Path) -> list[str]:
     out = git(herdr, repo, "worktree", "list", "--porcelain")
     return [line[len("worktree ") :] for line in out.splitlines() if line.startswith("worktree ")]
+
+
+def event_problems(envelope: dict[str, Any]) -> list[str]:
+    """Why an event line is not a protocol-22 EventEnvelope (empty: it is one)."""
+    schema = {**reference()["schemas"]["event"], "$id": "urn:herdr-events-22"}
+    line = {k: v for k, v in envelope.items() if k in ("event", "data")}
+    text = json.dumps(schema).replace("#/schemas/event/", "#/")
+    return [e.message for e in Draft202012Validator(json.loads(text)).iter_errors(line)]
 
 
 def events(server: ServerHandle, kind: str, count: int) -> list[dict[str, Any]]:
@@ -105,6 +115,7 @@ def test_create_list_open_remove_round_trip(repo_server: tuple[ServerHandle, Pat
     for kind in ("worktree.created", "worktree.opened", "worktree.removed"):
         (event,) = events(server, kind, 1)
         assert event["event"] == kind.replace(".", "_"), event
+        assert not event_problems(event), event_problems(event)
         assert event["data"]["worktree"]["path"] == path
 
 
@@ -255,6 +266,20 @@ def test_remove_refuses_dirty_then_force(repo_server: tuple[ServerHandle, Path])
     removed = ok(server.request("worktree.remove", {"workspace_id": ws_id, "force": True}))
     assert removed["forced"] is True
     assert not os.path.exists(path)
+
+
+def test_remove_of_a_checkout_deleted_behind_gits_back(
+    repo_server: tuple[ServerHandle, Path],
+) -> None:
+    server, repo = repo_server
+    herdr = server.herdr
+    created = ok(server.request("worktree.create", {"cwd": str(repo), "branch": "vanished"}))
+    ws_id, path = created["workspace"]["workspace_id"], created["worktree"]["path"]
+    subprocess.run(["rm", "-rf", path], check=True)
+    removed = ok(server.request("worktree.remove", {"workspace_id": ws_id}))
+    assert removed["forced"] is False
+    assert path not in git_worktrees(herdr, repo)
+    assert code(server.request("workspace.get", {"workspace_id": ws_id})) == "workspace_not_found"
 
 
 def test_remove_refuses_a_workspace_that_is_not_a_linked_worktree(
