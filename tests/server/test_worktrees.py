@@ -164,12 +164,13 @@ def test_existing_branch_is_checked_out_not_recreated(
     created = ok(server.request("worktree.create", {"cwd": str(repo), "branch": "topic"}))
     assert created["worktree"]["branch"] == "topic"
     # a branch checked out in another worktree cannot be checked out twice
+    nested = herdr.root / "new-parent" / "deeper" / "second"
     again = server.request(
-        "worktree.create",
-        {"cwd": str(repo), "branch": "topic", "path": str(herdr.root / "second")},
+        "worktree.create", {"cwd": str(repo), "branch": "topic", "path": str(nested)}
     )
     assert code(again) == "worktree_create_failed"
     assert "already checked out" in again["error"]["message"]
+    assert not (herdr.root / "new-parent").exists()  # the parents it made are gone again
 
 
 def _state(server: ServerHandle, herdr: HerdrEnv, repo: Path) -> tuple[Any, list[str], str]:

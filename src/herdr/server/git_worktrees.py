@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from herdr.api import protocol
@@ -52,8 +52,11 @@ def git_env(base: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
-async def _read_capped(stream: asyncio.StreamReader, sink: bytearray) -> bool:
-    """Read `stream` into `sink` up to MAX_OUTPUT; True if there was more."""
+async def _read_capped(
+    stream: asyncio.StreamReader, sink: bytearray, on_overflow: Callable[[], None]
+) -> bool:
+    """Read `stream` into `sink` up to MAX_OUTPUT; past it, `on_overflow` (which stops
+    git, so the other stream ends too) and True."""
     while True:
         chunk = await stream.read(65536)
         if not chunk:
@@ -61,6 +64,7 @@ async def _read_capped(stream: asyncio.StreamReader, sink: bytearray) -> bool:
         room = MAX_OUTPUT - len(sink)
         sink += chunk[:room]
         if len(chunk) > room:
+            on_overflow()
             return True
 
 
@@ -84,14 +88,17 @@ async def run_git(
     assert stdout is not None and stderr is not None
     out, err = bytearray(), bytearray()
 
+    def stop() -> None:
+        _kill(proc)
+
     async def collect() -> bool:
-        more = await asyncio.gather(_read_capped(stdout, out), _read_capped(stderr, err))
+        more = await asyncio.gather(
+            _read_capped(stdout, out, stop), _read_capped(stderr, err, stop)
+        )
         return any(more)
 
     try:
         overflowed = await asyncio.wait_for(collect(), timeout)
-        if overflowed:
-            _kill(proc)
         await asyncio.wait_for(proc.wait(), timeout)
     except TimeoutError:
         _kill(proc)

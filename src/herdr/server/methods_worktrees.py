@@ -194,10 +194,14 @@ def _open_workspace(
     return ws
 
 
+def _still_open(host: PaneHost, ws: m.Workspace | None) -> bool:
+    return any(other is ws for other in host.session.workspaces)
+
+
 def _ensure_parent(host: PaneHost, source: Source) -> m.Workspace:
     """The main checkout's workspace, marked as the group's parent (opened if none is)."""
     member = _membership(source.space, source.space.repo_root)
-    ws = source.workspace if source.workspace in host.session.workspaces else None
+    ws = source.workspace if _still_open(host, source.workspace) else None
     ws = ws or parent_workspace(host, source.space)
     if ws is None:
         return _open_workspace(host, source.space.repo_root, member, label=None, focus=False)
@@ -275,11 +279,12 @@ async def worktree_create(call: Call) -> Result:
             raise ApiError(protocol.INVALID_PARAMS, f"params.base: {base!r} is not a commit")
         if os.path.lexists(path) and not (os.path.isdir(path) and not os.listdir(path)):
             raise ApiError("worktree_create_failed", f"{path} already exists")
+        made = _make_parents(path)
         try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-        except OSError as err:
-            raise ApiError("worktree_create_failed", f"cannot create {path}: {err}") from None
-        await git.add(source.space, path, branch, base, existing=existing)
+            await git.add(source.space, path, branch, base, existing=existing)
+        except BaseException:
+            _remove_empty(made)
+            raise
         git.remember_trust()
         real = _real(path)
         _ensure_parent(host, source)
@@ -293,6 +298,32 @@ async def worktree_create(call: Call) -> Result:
     worktree = worktree_record(host, source.space, wt.Worktree(real, branch))
     host.emit("worktree_created", {"workspace": host.workspace_record(ws), "worktree": worktree})
     return _opened_result("worktree_created", host, ws, worktree)
+
+
+def _make_parents(path: str) -> list[str]:
+    """Create the missing parents of `path`; returns them (outermost first) so a failed
+    ``git worktree add`` leaves nothing behind."""
+    missing: list[str] = []
+    parent = os.path.dirname(path)
+    while parent != "/" and not os.path.lexists(parent):
+        missing.append(parent)
+        parent = os.path.dirname(parent)
+    missing.reverse()
+    try:
+        for directory in missing:
+            os.mkdir(directory)
+    except OSError as err:
+        _remove_empty(missing)
+        raise ApiError("worktree_create_failed", f"cannot create {path}: {err}") from None
+    return missing
+
+
+def _remove_empty(directories: list[str]) -> None:
+    for directory in reversed(directories):
+        try:
+            os.rmdir(directory)
+        except OSError:
+            return
 
 
 def _find_entry(entries: list[wt.Worktree], path: str | None, branch: str | None) -> wt.Worktree:
@@ -380,7 +411,7 @@ async def worktree_remove(call: Call) -> Result:
             )
         await git.remove(space, checkout, force=force)
         git.remember_trust()
-    if ws not in host.session.workspaces:  # closed while git ran: nothing left to close
+    if not _still_open(host, ws):  # closed while git ran: nothing left to close
         return {
             "type": "worktree_removed",
             "workspace_id": ws.id,
