@@ -100,14 +100,16 @@ async def run_git(
     try:
         overflowed = await asyncio.wait_for(collect(), timeout)
         await asyncio.wait_for(proc.wait(), timeout)
+        _close(proc)
     except TimeoutError:
         _kill(proc)
-        await proc.wait()
+        await _reap(proc)
         raise ApiError(
             protocol.TIMEOUT, f"git {argv[-1][:40]!r}... took over {timeout:g}s"
         ) from None
     except asyncio.CancelledError:
         _kill(proc)
+        await asyncio.shield(_reap(proc))
         raise
     code = proc.returncode if proc.returncode is not None else -1
     return GitResult(code, _text(out), _text(err), overflowed)
@@ -115,6 +117,22 @@ async def run_git(
 
 def _text(data: bytearray) -> str:
     return bytes(data).decode("utf-8", "surrogateescape")
+
+
+async def _reap(proc: asyncio.subprocess.Process) -> None:
+    """Wait for a killed git and read its pipes to the end (its group is dead: what is
+    left is bounded), then close it."""
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(proc.communicate(), 5.0)
+    _close(proc)
+
+
+def _close(proc: asyncio.subprocess.Process) -> None:
+    """Close the finished process's transport now: asyncio leaves it to the garbage
+    collector (a reference cycle), which may only run after its loop is closed."""
+    transport = getattr(proc, "_transport", None)  # not public API; absent = nothing to do
+    if transport is not None:
+        transport.close()
 
 
 def _kill(proc: asyncio.subprocess.Process) -> None:
