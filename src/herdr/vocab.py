@@ -109,6 +109,14 @@ class ErrorCode(StrEnum):
     TOO_MANY_CONNECTIONS = "too_many_connections"  # connection cap or fd reserve
     SERVER_UNTRUSTED = "server_untrusted"  # client side: the server is another user's
     REGEX_TIMEOUT = "regex_timeout"
+    # Git worktrees (herdr 0.9's spellings, plus our repository_not_trusted).
+    NOT_GIT_WORKTREE = "not_git_worktree"
+    LINKED_WORKTREE_SOURCE = "linked_worktree_source"
+    NOT_LINKED_WORKTREE = "not_linked_worktree"
+    DIRTY_WORKTREE_REQUIRES_FORCE = "dirty_worktree_requires_force"
+    WORKTREE_OPERATION_IN_PROGRESS = "worktree_operation_in_progress"
+    WORKSPACE_GROUP_CLOSE_REQUIRED = "workspace_group_close_required"
+    REPOSITORY_NOT_TRUSTED = "repository_not_trusted"  # git refuses it for its owner
     # CLI-local session commands (never sent over the socket).
     INVALID_SESSION_NAME = "invalid_session_name"
     SESSION_STOP_FAILED = "session_stop_failed"

@@ -43,10 +43,6 @@ REFERENCE_METHODS: tuple[str, ...] = tuple(
 NOT_YET = frozenset(
     {
         "server.live_handoff",  # live handoff is its own issue
-        "worktree.list",
-        "worktree.create",
-        "worktree.open",
-        "worktree.remove",
         "plugin.link",
         "plugin.list",
         "plugin.unlink",

@@ -46,6 +46,7 @@ READ_BY_OUR_CODE: dict[str, Callable[[], Any]] = {
     "advanced.scrollback_limit_bytes": lambda: _SERVER.scrollback_limit_bytes,
     "session.resume_agents_on_restore": lambda: _SERVER.resume_agents_on_restore,
     "experimental.pane_history": lambda: _SERVER.pane_history,
+    "worktrees.directory": lambda: _SERVER.worktree_directory,
     # herdr.client.settings.load_ui_settings (TUI client)
     "ui.sidebar_width": lambda: _UI.sidebar_width,
     "ui.sidebar_start_collapsed": lambda: not _UI.sidebar_visible,

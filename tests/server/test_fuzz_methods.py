@@ -70,6 +70,11 @@ EXTRA_CODES = frozenset(
         "pane_clear_failed",
         "edit_scrollback_failed",
         "workspace_move_block_failed",
+        "worktree_create_failed",
+        "worktree_git_failed",
+        "worktree_list_failed",
+        "worktree_open_failed",
+        "worktree_remove_failed",
     }
 )
 KNOWN_CODES = (protocol.ERROR_CODES | EXTRA_CODES) - {protocol.INTERNAL_ERROR}

@@ -77,6 +77,7 @@ NOUNS: dict[str, tuple[str, str]] = {
         "show a notification in the attached TUI",
         "herdr.cli.notification:add_notification",
     ),
+    "worktree": ("git worktrees opened as workspaces", "herdr.cli.worktree:add_worktree"),
 }
 
 _ROOT_VALUE_FLAGS = frozenset({"--session"})

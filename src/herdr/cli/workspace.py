@@ -67,8 +67,17 @@ def add_workspace(nouns: Nouns) -> None:
     )
     rename.add_argument("workspace_id", metavar="WORKSPACE")
     rename.add_argument("label", nargs="+")
-    close = verb(verbs, "close", "close a workspace and its panes", "workspace.close", _ws)
+    close = verb(
+        verbs,
+        "close",
+        "close a workspace and its panes",
+        "workspace.close",
+        lambda a: {**_ws(a), **({"close_group": True} if a.group else {})},
+    )
     close.add_argument("workspace_id", metavar="WORKSPACE")
+    close.add_argument(
+        "--group", action="store_true", help="also close its linked worktree workspaces"
+    )
     meta = verb(
         verbs,
         "report-metadata",

@@ -1201,7 +1201,7 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "worktrees.directory",
         "string",
         '"~/.herdr/worktrees"',
-        "Folder that holds git worktrees created by herdr. " + NOT_USED_YET,
+        "Root directory under which herdr creates <repo>/<branch-slug> checkouts.",
     ),
     ConfigKey(
         "remote",

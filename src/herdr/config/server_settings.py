@@ -34,6 +34,7 @@ class ServerSettings(msgspec.Struct, frozen=True, kw_only=True):
     pane_history: bool = False  # [experimental]: save/restore pane screen history
     max_connections: PositiveInt = 512  # [server]: open connections beyond this are refused
     toast_delivery: Literal["off", "herdr", "terminal", "system"] = "off"  # notification.show
+    worktree_directory: str = "~/.herdr/worktrees"  # [worktrees]: new checkouts go below
 
 
 # config.toml key → field. Read leniently, key by key: one bad value costs only itself.
@@ -48,6 +49,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("session.resume_agents_on_restore", "resume_agents_on_restore"),
     ("experimental.pane_history", "pane_history"),
     ("ui.toast.delivery", "toast_delivery"),
+    ("worktrees.directory", "worktree_directory"),
 )
 _TYPES = {field.name: field.type for field in msgspec.structs.fields(ServerSettings)}
 

@@ -16,11 +16,25 @@ from dataclasses import dataclass
 
 from herdr.persist import resume
 from herdr.persist.errors import SnapshotFormatError
-from herdr.persist.snapshot import PaneSnapshot, SessionSnapshot, TabSnapshot, WorkspaceSnapshot
+from herdr.persist.snapshot import (
+    PaneSnapshot,
+    SessionSnapshot,
+    TabSnapshot,
+    WorkspaceSnapshot,
+    WorktreeSpaceSnapshot,
+)
 from herdr.runtime import ids
 from herdr.runtime import layout as lay
 from herdr.runtime.agent_state import AgentSession
-from herdr.runtime.model import ModelError, PaneLoc, PaneSeed, Session, TabSeed, Workspace
+from herdr.runtime.model import (
+    ModelError,
+    PaneLoc,
+    PaneSeed,
+    Session,
+    TabSeed,
+    Workspace,
+    WorktreeMembership,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +110,27 @@ def _capture_ws(session: Session, ws: Workspace, facts: FactsOf | None) -> Works
         next_public_tab_number=ws.next_tab_number,
         custom_name=ws.label,
         active_tab=active_tab,
+        worktree_space=_space_snapshot(ws.worktree),
+    )
+
+
+def _space_snapshot(member: WorktreeMembership | None) -> WorktreeSpaceSnapshot | None:
+    if member is None:
+        return None
+    return WorktreeSpaceSnapshot(
+        member.repo_key,
+        member.repo_name,
+        member.repo_root,
+        member.checkout_path,
+        member.is_linked_worktree,
+    )
+
+
+def _space_member(space: WorktreeSpaceSnapshot | None) -> WorktreeMembership | None:
+    if space is None:
+        return None
+    return WorktreeMembership(
+        space.key, space.label, space.repo_root, space.checkout_path, space.is_linked_worktree
     )
 
 
@@ -223,6 +258,7 @@ def _apply(
                 next_tab_number=ws_snap.next_public_tab_number,
                 next_pane_number=ws_snap.next_public_pane_number,
                 focus=i == snapshot.active,
+                worktree=_space_member(ws_snap.worktree_space),
             )
         except ModelError as err:
             raise SnapshotFormatError(f"$.workspaces[{i}]", err.message) from err

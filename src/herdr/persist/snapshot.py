@@ -81,6 +81,17 @@ class TabSnapshot:
 
 
 @dataclass(frozen=True, slots=True)
+class WorktreeSpaceSnapshot:
+    """A workspace's git worktree membership (herdr's ``worktree_space``)."""
+
+    key: str
+    label: str
+    repo_root: str
+    checkout_path: str
+    is_linked_worktree: bool
+
+
+@dataclass(frozen=True, slots=True)
 class WorkspaceSnapshot:
     """A workspace with its public id and per-workspace number counters."""
 
@@ -93,6 +104,7 @@ class WorkspaceSnapshot:
     next_public_tab_number: int
     custom_name: str | None = None
     active_tab: int = 0  # index into `tabs`
+    worktree_space: WorktreeSpaceSnapshot | None = None
 
     @property
     def number(self) -> int:
@@ -142,7 +154,7 @@ def to_json(snapshot: SessionSnapshot) -> dict[str, object]:
 
 
 def _ws_json(ws: WorkspaceSnapshot) -> dict[str, object]:
-    return {
+    doc: dict[str, object] = {
         "id": ws.id,
         "custom_name": _clean(ws.custom_name),
         "identity_cwd": _clean(ws.identity_cwd),
@@ -153,6 +165,16 @@ def _ws_json(ws: WorkspaceSnapshot) -> dict[str, object]:
         "tabs": [_tab_json(tab) for tab in ws.tabs],
         "active_tab": ws.active_tab,
     }
+    space = ws.worktree_space
+    if space is not None:
+        doc["worktree_space"] = {
+            "key": _clean(space.key),
+            "label": _clean(space.label),
+            "repo_root": _clean(space.repo_root),
+            "checkout_path": _clean(space.checkout_path),
+            "is_linked_worktree": space.is_linked_worktree,
+        }
+    return doc
 
 
 def _tab_json(tab: TabSnapshot) -> dict[str, object]:
@@ -313,7 +335,21 @@ def _decode_ws(raw: object, path: str) -> WorkspaceSnapshot:
         next_tab,
         custom_name,
         active_tab,
+        _decode_worktree_space(doc.get("worktree_space")),
     )
+
+
+def _decode_worktree_space(raw: object) -> WorktreeSpaceSnapshot | None:
+    """Lenient: a membership of another shape (another herdr's file) is dropped, not an
+    error; the workspace is restored as a plain one."""
+    if not isinstance(raw, dict):
+        return None
+    texts = [raw.get(name) for name in ("key", "label", "repo_root", "checkout_path")]
+    linked = raw.get("is_linked_worktree")
+    if not all(isinstance(t, str) and t for t in texts) or not isinstance(linked, bool):
+        return None
+    key, label, repo_root, checkout_path = (str(t) for t in texts)
+    return WorktreeSpaceSnapshot(key, label, repo_root, checkout_path, linked)
 
 
 def _decode_tab_numbers(doc: dict[str, object], path: str, count: int) -> tuple[int, ...]:

@@ -33,6 +33,7 @@ from herdr.server.persistence import Persistence
 from herdr.server.transport import Listener
 from herdr.server.views import ViewedPanes
 from herdr.server.wiring import Server
+from herdr.server.worktree_ops import WorktreeOps
 
 log = logging.getLogger("herdr.server")
 
@@ -94,6 +95,7 @@ def build_server(info: ServerInfo, env: Mapping[str, str]) -> Server:
         views=views,
         persistence=Persistence(core, host.agents, env=env),
         cwd=CwdSampler(host),
+        worktrees=WorktreeOps(info.state_dir),
     )
 
 

@@ -16,6 +16,7 @@ from herdr.server import (
     methods_scrollback,
     methods_server,
     methods_workspaces,
+    methods_worktrees,
 )
 from herdr.server.dispatch import Method
 
@@ -38,6 +39,10 @@ def build_table() -> dict[str, Method]:
         "workspace.rename": Method(ws.workspace_rename),
         "workspace.close": Method(ws.workspace_close),
         "workspace.move": Method(ws.workspace_move),
+        "worktree.list": Method(methods_worktrees.worktree_list),
+        "worktree.create": Method(methods_worktrees.worktree_create),
+        "worktree.open": Method(methods_worktrees.worktree_open),
+        "worktree.remove": Method(methods_worktrees.worktree_remove),
         "tab.list": Method(ws.tab_list),
         "tab.create": Method(ws.tab_create),
         "tab.get": Method(ws.tab_get),

@@ -16,6 +16,7 @@ from herdr.runtime import model as m
 from herdr.server.core import ApiError, Result
 from herdr.server.panes import PaneHost
 from herdr.server.wiring import Call
+from herdr.vocab import ErrorCode
 
 
 def check_cwd(cwd: Any, field: str = "cwd") -> str | None:
@@ -55,7 +56,7 @@ def workspace_list(call: Call) -> Result:
 def workspace_create(call: Call) -> Result:
     host = call.server.panes
     p = call.params
-    cwd = check_cwd(p.get("cwd")) or host.default_cwd()
+    cwd = check_cwd(p.get("cwd")) or _follow_source(host, p.get("source_workspace_id"))
     before = host.session.focused_ids()
     created = host.session.create_workspace(
         cwd, label=p.get("label"), focus=bool(p.get("focus", False)), env=p.get("env")
@@ -75,6 +76,18 @@ def workspace_create(call: Call) -> Result:
         "tab": tab_record,
         "root_pane": pane,
     }
+
+
+def _follow_source(host: PaneHost, source_id: str | None) -> str:
+    """``terminal.new_cwd`` from ``source_workspace_id``'s focused pane, not the UI's."""
+    if source_id is None:
+        return host.default_cwd()
+    source = host.session.workspace(source_id)  # an unknown id is workspace_not_found
+    if host.settings.new_cwd not in ("follow", "current"):
+        return host.default_cwd()
+    tab = source.active()
+    loc = m.PaneLoc(source, tab, tab.panes[tab.focused])
+    return host.working_dir(loc, source.identity_cwd) or source.identity_cwd
 
 
 def _workspace_info(host: PaneHost, ws: m.Workspace) -> Result:
@@ -101,11 +114,35 @@ def workspace_rename(call: Call) -> Result:
     return _workspace_info(host, ws)
 
 
+def close_group_of(session: m.Session, ws: m.Workspace) -> list[m.Workspace]:
+    """What closing `ws` closes: a repository's main checkout takes its linked worktree
+    workspaces with it (herdr's worktree group); any other workspace only itself."""
+    member = ws.worktree
+    if member is None or member.is_linked_worktree:
+        return [ws]
+    linked = [
+        other
+        for other in session.workspaces
+        if other.worktree is not None
+        and other.worktree.is_linked_worktree
+        and other.worktree.repo_key == member.repo_key
+    ]
+    return [ws, *linked]
+
+
 def workspace_close(call: Call) -> Result:
     host = call.server.panes
+    ws = host.session.workspace(call.params["workspace_id"])
+    group = close_group_of(host.session, ws)
+    if len(group) > 1 and not call.params.get("close_group", False):
+        raise ApiError(
+            ErrorCode.WORKSPACE_GROUP_CLOSE_REQUIRED,
+            f"workspace {ws.id} has linked worktree workspaces; use --group "
+            "(close_group=true in the API) to close the group",
+        )
     before = host.session.focused_ids()
-    closed = host.session.close_workspace(call.params["workspace_id"])
-    host.emit_closed(closed)
+    for member in group:
+        host.emit_closed(host.session.close_workspace(member.id))
     host.emit_focus_changes(before)
     return {"type": "ok"}
 

@@ -17,6 +17,7 @@ from herdr.server.core import ServerCore
 from herdr.server.cwd_sampler import CwdSampler
 from herdr.server.persistence import Persistence
 from herdr.server.views import ViewedPanes
+from herdr.server.worktree_ops import WorktreeOps
 
 if TYPE_CHECKING:
     from herdr.server.transport import Connection
@@ -33,6 +34,7 @@ class Server(ServerCore):
     views: ViewedPanes
     persistence: Persistence
     cwd: CwdSampler
+    worktrees: WorktreeOps
 
 
 @dataclass

@@ -36,6 +36,7 @@ from herdr.runtime.model.entities import (
     Tab,
     TabSeed,
     Workspace,
+    WorktreeMembership,
     ZoomResult,
     cwd_label,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "Tab",
     "TabSeed",
     "Workspace",
+    "WorktreeMembership",
     "ZoomMode",
     "ZoomResult",
     "cwd_label",

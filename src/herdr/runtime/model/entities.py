@@ -86,6 +86,29 @@ class Tab:
             self.root_pane = lay.leaves(root)[0]
 
 
+@dataclass(frozen=True, slots=True)
+class WorktreeMembership:
+    """Which git repository a workspace belongs to, and which checkout of it it shows
+    (herdr's ``worktree_space``): the parent checkout (``is_linked_worktree`` false) and
+    the linked worktrees opened from it form one group."""
+
+    repo_key: str
+    repo_name: str
+    repo_root: str
+    checkout_path: str
+    is_linked_worktree: bool
+
+    def record(self) -> dict[str, object]:
+        """The WorkspaceWorktreeInfo wire record."""
+        return {
+            "repo_key": self.repo_key,
+            "repo_name": self.repo_name,
+            "repo_root": self.repo_root,
+            "checkout_path": self.checkout_path,
+            "is_linked_worktree": self.is_linked_worktree,
+        }
+
+
 @dataclass(slots=True)
 class Workspace:
     """Ordered tabs plus the per-workspace number counters."""
@@ -97,6 +120,7 @@ class Workspace:
     next_tab_number: int = 1
     next_pane_number: int = 1
     label: str | None = None  # custom name; None = derived from cwd
+    worktree: WorktreeMembership | None = None  # set by the worktree.* methods
 
     @property
     def id(self) -> str:

@@ -31,7 +31,7 @@ def workspace_info(
     ws: Workspace, *, position: int, focused: bool, status_of: StatusOf | None
 ) -> Record:
     """WorkspaceInfo (``number`` is the 1-based position, as herdr reports it)."""
-    return {
+    record: Record = {
         "workspace_id": ws.id,
         "number": position,
         "label": ws.display_label(),
@@ -41,6 +41,9 @@ def workspace_info(
         "pane_count": ws.pane_count(),
         "agent_status": rollup_panes((pane for _, pane in ws.iter_panes()), status_of),
     }
+    if ws.worktree is not None:
+        record["worktree"] = ws.worktree.record()
+    return record
 
 
 def tab_info(

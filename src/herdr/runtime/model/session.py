@@ -30,6 +30,7 @@ from herdr.runtime.model.entities import (
     Tab,
     TabSeed,
     Workspace,
+    WorktreeMembership,
     ZoomResult,
     index_of,
 )
@@ -813,6 +814,7 @@ class Session:
         next_tab_number: int | None = None,
         next_pane_number: int | None = None,
         focus: bool = False,
+        worktree: WorktreeMembership | None = None,
     ) -> Workspace:
         """Recreate a workspace from a snapshot with its public numbers (fresh terminals).
         Its number is reserved so it is never issued again."""
@@ -827,6 +829,7 @@ class Session:
             max(next_tab_number or 0, top_tab + 1),
             max(next_pane_number or 0, top_pane + 1),
             params.parse_label(label),
+            worktree,
         )
         for seed in tabs:
             tab = self._restore_tab(ws, seed)

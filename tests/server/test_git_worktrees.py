@@ -1,0 +1,51 @@
+"""The git runner itself: argv only, bounded time, bounded output (real git processes)."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+from pathlib import Path
+
+import pytest
+
+from herdr.server import git_worktrees as g
+from herdr.server.core import ApiError
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    config = tmp_path / "gitconfig"
+    config.write_text("", encoding="utf-8")
+    base = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
+    return g.git_env({**base, "GIT_CONFIG_GLOBAL": str(config), "GIT_DIR": "/elsewhere"})
+
+
+def test_env_drops_repository_overrides_and_prompts(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    assert "GIT_DIR" not in env
+    assert env["LC_ALL"] == "C" and env["GIT_TERMINAL_PROMPT"] == "0"
+
+
+@pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")
+def test_a_git_that_hangs_is_stopped_with_timeout(tmp_path: Path) -> None:
+    # an alias runs a shell command: here one that never ends on its own
+    argv = ["-c", "alias.hang=!sleep 600", "hang"]
+    with pytest.raises(ApiError) as caught:
+        asyncio.run(g.run_git(argv, _env(tmp_path), timeout=0.5))
+    assert caught.value.code == "timeout"
+    gc.collect()  # a pipe transport left open would complain here, its loop being closed
+
+
+def test_output_beyond_the_cap_stops_git(tmp_path: Path) -> None:
+    argv = ["-c", "alias.flood=!yes herdr", "flood"]
+    result = asyncio.run(g.run_git(argv, _env(tmp_path), timeout=30))
+    assert result.overflowed
+    assert len(result.stdout) <= g.MAX_OUTPUT
+
+
+def test_a_path_that_looks_like_an_option_stays_a_path(tmp_path: Path) -> None:
+    odd = tmp_path / "--help"
+    odd.mkdir()
+    result = asyncio.run(g.run_git(["-C", str(odd), "rev-parse"], _env(tmp_path)))
+    assert result.returncode != 0
+    assert "not a git repository" in result.stderr
