@@ -169,6 +169,19 @@ def _integration_install(w: World) -> dict[str, Any]:
     return {"target": "claude"}
 
 
+def _worktree_open(w: World) -> dict[str, Any]:
+    """Open a linked worktree git made behind herdr's back (already checked out)."""
+    path = os.path.join(os.path.dirname(w.repo), "compat-open-checkout")
+    if not os.path.isdir(path):
+        subprocess.run(
+            ["git", "-C", w.repo, "worktree", "add", "-q", "-b", "compat-open", "--", path],
+            check=True,
+            env=w.server.env,
+            capture_output=True,
+        )
+    return {"cwd": w.repo, "path": path, "focus": False, "trust_repository": True}
+
+
 def _worktree_remove(w: World) -> dict[str, Any]:
     params = {"cwd": w.repo, "branch": "compat-remove", "focus": False, "trust_repository": True}
     created = w.server.request("worktree.create", params)
@@ -213,7 +226,7 @@ CASES: dict[str, Params] = {
         "focus": False,
         "trust_repository": True,
     },
-    "worktree.open": lambda w: {"cwd": w.repo, "focus": False, "trust_repository": True},
+    "worktree.open": _worktree_open,
     "worktree.remove": _worktree_remove,
     "tab.create": lambda w: {"workspace_id": w.workspace, "label": "made", "focus": False},
     "tab.list": lambda w: {"workspace_id": w.workspace},

@@ -189,7 +189,7 @@ BAD_CREATE = [
     pytest.param({"branch": "ok", "base": "nope"}, "invalid_params", id="base-not-a-commit"),
     pytest.param({"branch": "ok", "path": "rel/dir"}, "invalid_params", id="relative-path"),
     pytest.param({"branch": "ok", "path": "/"}, "worktree_create_failed", id="path-exists"),
-    pytest.param({"branch": 7}, "invalid_params", id="branch-not-a-string"),
+    pytest.param({"branch": 7}, "invalid_request", id="branch-not-a-string"),
 ]
 
 
