@@ -367,7 +367,14 @@ def test_hook_reports_to_a_real_server(herdr_server: ServerHandle, target: str) 
         "agent": target,
         "kind": "id",
         "value": f"{target}-sess-1",
+        "resume_argv": RESUME_ARGV[target],
     }
+
+
+RESUME_ARGV = {
+    "claude": ["claude", "--resume=claude-sess-1"],
+    "codex": ["codex", "resume", "--", "codex-sess-1"],
+}
 
 
 HERMES_DRIVER = """

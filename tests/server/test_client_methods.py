@@ -157,10 +157,10 @@ def test_terminal_delivery_is_rate_limited(server: ServerHandle, stream: Stream)
     ("params", "code"),
     [
         ({"title": "\x1b\x07\n "}, "invalid_params"),  # nothing printable left
-        ({"title": "x", "position": "middle"}, "invalid_params"),
-        ({"title": "x", "sound": "loud"}, "invalid_params"),
-        ({}, "invalid_params"),
-        ({"title": 5}, "invalid_params"),
+        ({"title": "x", "position": "middle"}, "invalid_request"),
+        ({"title": "x", "sound": "loud"}, "invalid_request"),
+        ({}, "invalid_request"),
+        ({"title": 5}, "invalid_request"),
     ],
     ids=["empty_after_sanitising", "bad_position", "bad_sound", "no_title", "title_not_text"],
 )
@@ -262,7 +262,7 @@ def test_surface_set_on_a_plain_connection_is_refused_as_herdr_does(server: Serv
     reply = server.request("client_shell.surface.set", {"active": True})
     assert error(reply) == "connection_local_only"
     assert "client shell endpoint" in reply["error"]["message"]
-    assert error(server.request("client_shell.surface.set", {"active": "yes"})) == "invalid_params"
+    assert error(server.request("client_shell.surface.set", {"active": "yes"})) == "invalid_request"
 
 
 def test_surface_lease_on_the_attach_stream(server: ServerHandle, stream: Stream) -> None:
@@ -363,8 +363,8 @@ for _ in range(400):  # deep enough to exhaust a recursive schema walk
         ({"source": "ok", "sort": [{"field": "agent"}] * 9}, "invalid_agent_view"),
         ({"source": "ok", "sort": [{"field": {"token": "bad token"}}]}, "invalid_agent_view"),
         ({"source": "plugin:someone.views"}, "plugin_not_found"),
-        ({"source": "ok", "filter": {"op": "nand"}}, "invalid_params"),
-        ({"label": "no source"}, "invalid_params"),
+        ({"source": "ok", "filter": {"op": "nand"}}, "invalid_request"),
+        ({"label": "no source"}, "invalid_request"),
     ],
     ids=[
         "source_chars",
@@ -429,8 +429,8 @@ def test_pane_split_with_right_click_pane(server: ServerHandle, stream: Stream) 
     ("params", "code"),
     [
         ({"pane_id": "w9:p9", "right_click": "pane"}, "pane_not_found"),
-        ({"pane_id": "w1:p1", "right_click": "menu"}, "invalid_params"),
-        ({"pane_id": "w1:p1"}, "invalid_params"),
+        ({"pane_id": "w1:p1", "right_click": "menu"}, "invalid_request"),
+        ({"pane_id": "w1:p1"}, "invalid_request"),
     ],
     ids=["unknown_pane", "bad_target", "missing_target"],
 )

@@ -73,9 +73,9 @@ def test_a_named_session_records_in_the_users_file(herdr_env: HerdrEnv) -> None:
             "stale_announcement",
         ),
         ("release_notes.dismiss", {"version": "v" * 257}, "invalid_params"),
-        ("release_notes.dismiss", {"version": 1}, "invalid_params"),
-        ("release_notes.dismiss", {}, "invalid_params"),
-        ("product_announcement.dismiss", {"version": __version__}, "invalid_params"),
+        ("release_notes.dismiss", {"version": 1}, "invalid_request"),
+        ("release_notes.dismiss", {}, "invalid_request"),
+        ("product_announcement.dismiss", {"version": __version__}, "invalid_request"),
         ("product_announcement.dismiss", {"version": "1", "id": "i" * 300}, "invalid_params"),
     ],
     ids=[

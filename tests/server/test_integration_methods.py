@@ -94,10 +94,10 @@ def test_missing_agent_dir_is_install_failed(server: ServerHandle) -> None:
 @pytest.mark.parametrize(
     ("params", "expected"),
     [
-        pytest.param({"target": "vim"}, "invalid_params", id="unknown-target"),
-        pytest.param({"target": "antigravity-cli"}, "invalid_params", id="cli-spelling"),
-        pytest.param({}, "invalid_params", id="no-target"),
-        pytest.param({"target": 3}, "invalid_params", id="not-a-string"),
+        pytest.param({"target": "vim"}, "invalid_request", id="unknown-target"),
+        pytest.param({"target": "antigravity-cli"}, "invalid_request", id="cli-spelling"),
+        pytest.param({}, "invalid_request", id="no-target"),
+        pytest.param({"target": 3}, "invalid_request", id="not-a-string"),
     ],
 )
 def test_bad_params_get_one_answer(

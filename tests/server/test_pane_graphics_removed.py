@@ -2,7 +2,7 @@
 
 The methods stay in protocol 22, so a client still gets one specific answer:
 ``feature_disabled`` (herdr's code for graphics it will not do), whatever the pane,
-and nothing else changes. Invalid params are still ``invalid_params`` first.
+and nothing else changes. Params that do not deserialize are still ``invalid_request`` first.
 """
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ def test_graphics_methods_answer_feature_disabled(
     ],
     ids=["set-missing-fields", "clear-missing-pane", "info-bad-type"],
 )
-def test_bad_params_are_still_invalid_params(
+def test_bad_params_are_still_refused_first(
     shared_server: ServerHandle, method: str, params: dict[str, Any]
 ) -> None:
     reply = shared_server.request(method, params)
-    assert reply["error"]["code"] == "invalid_params", reply
+    assert reply["error"]["code"] == "invalid_request", reply

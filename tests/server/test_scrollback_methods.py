@@ -215,10 +215,10 @@ def test_stale_revision_or_viewport_is_refused(herdr_server: ServerHandle) -> No
     ("params", "code"),
     [
         ({"pane_id": "w9:p9", "viewport_row": 0, "col": 0}, "pane_not_found"),
-        ({"viewport_row": 0, "col": 0}, "invalid_params"),
-        ({"pane_id": "P", "viewport_row": -1, "col": 0}, "invalid_params"),
-        ({"pane_id": "P", "viewport_row": 0, "col": 65536}, "invalid_params"),
-        ({"pane_id": "P", "viewport_row": "0", "col": 0}, "invalid_params"),
+        ({"viewport_row": 0, "col": 0}, "invalid_request"),
+        ({"pane_id": "P", "viewport_row": -1, "col": 0}, "invalid_request"),
+        ({"pane_id": "P", "viewport_row": 0, "col": 65536}, "invalid_request"),
+        ({"pane_id": "P", "viewport_row": "0", "col": 0}, "invalid_request"),
     ],
     ids=["unknown-pane", "no-pane", "negative-row", "col-over-u16", "string-row"],
 )

@@ -67,9 +67,9 @@ def test_block_moves_in_the_given_order(
         ),
         ({"workspace_ids": ["w1", "w9"]}, "workspace_not_found", "w9"),
         ({"workspace_ids": ["w1"], "before_workspace_id": "w9"}, "workspace_not_found", "w9"),
-        ({"workspace_ids": "w1"}, "invalid_params", "workspace_ids"),
-        ({"workspace_ids": [1]}, "invalid_params", "workspace_ids"),
-        ({}, "invalid_params", "workspace_ids"),
+        ({"workspace_ids": "w1"}, "invalid_request", "workspace_ids"),
+        ({"workspace_ids": [1]}, "invalid_request", "workspace_ids"),
+        ({}, "invalid_request", "workspace_ids"),
     ],
     ids=[
         "empty",
