@@ -34,6 +34,9 @@ EXPLAIN_KEYS = {
     "visible_idle",
     "visible_working",
     "warning",
+    # our extension: the OSC strings the verdict was computed from
+    "osc_progress",
+    "osc_title",
 }
 
 

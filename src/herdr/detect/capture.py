@@ -93,17 +93,22 @@ def parse_capture(text: str) -> Capture:
         raise CaptureError(f"capture is not valid JSON: {exc}") from None
     if not isinstance(doc, dict) or doc.get("format") != CAPTURE_FORMAT:
         raise CaptureError(f"capture must be a JSON object with format {CAPTURE_FORMAT!r}")
+    # Fields are checked in file order, so the first bad one is the one reported.
+    agent = _str(doc.get("agent"), "agent")
+    screen = _str(doc.get("screen"), "screen")
+    osc_title = _str(doc.get("osc_title", ""), "osc_title")
+    osc_progress = _str(doc.get("osc_progress", ""), "osc_progress")
     verdict = _table(doc, "verdict")
-    expected = doc.get("expected")
-    expected = expected if isinstance(expected, dict) else {}
     state = _state(verdict.get("state"), "verdict.state")
     rule = _opt_str(verdict.get("rule"), "verdict.rule")
+    expected = doc.get("expected")
+    expected = expected if isinstance(expected, dict) else {}
     process = doc.get("process")
     return Capture(
-        agent=_str(doc.get("agent"), "agent"),
-        screen=_str(doc.get("screen"), "screen"),
-        osc_title=_str(doc.get("osc_title", ""), "osc_title"),
-        osc_progress=_str(doc.get("osc_progress", ""), "osc_progress"),
+        agent=agent,
+        screen=screen,
+        osc_title=osc_title,
+        osc_progress=osc_progress,
         verdict_state=state,
         verdict_rule=rule,
         expected_state=_state(expected.get("state", state), "expected.state"),

@@ -24,6 +24,7 @@ from herdr.server.agents import AgentRuntime, PaneAgent
 from herdr.server.core import ApiError, Result
 from herdr.server.dispatch import Handler
 from herdr.server.keys import paste
+from herdr.server.methods_capture import add_detection_input
 from herdr.server.wiring import Call
 from herdr.terminal import procfs, views
 from herdr.terminal.pty import PtyClosed, PtyWriteOverflow
@@ -132,6 +133,11 @@ def agent_explain(call: Call) -> Result:
         doc["fallback_reason"] = None
         doc["screen_detection_skipped"] = True
         doc["screen_detection_skip_reason"] = "full_lifecycle_hook_authority"
+        term = call.server.panes.terminal(loc)
+        if term is not None and not term.emulator.closed:
+            emu = term.emulator
+            inp = DetectionInput(views.detection_text(emu), emu.osc.title, emu.osc.progress)
+            add_detection_input(call, doc, loc, pa, inp)
         return {"type": "agent_explain", "explain": doc}
     agent = agent_state.effective_known_agent(st) or st.detected_agent
     term = call.server.panes.terminal(loc)
@@ -157,6 +163,7 @@ def agent_explain(call: Call) -> Result:
         remote_update_error=status.last_error if status is not None else None,
         warning=loaded.warning if loaded is not None else None,
     )
+    add_detection_input(call, doc, loc, pa, inp)
     return {"type": "agent_explain", "explain": doc}
 
 
