@@ -1,9 +1,10 @@
 """Every capture in ``data/captures/`` is a regression test (see herdr_testing.captures).
 
 The files there were captured from the real agent CLIs (each file's ``note`` says
-which version and which screen): first-run trust, sign-in, API-key and model
-pickers that wait for the user read ``blocked``; idle screens and replies quoting
-a dialog read ``idle``.
+which version and which screen): ``live-*`` with ``herdr agent capture`` from a
+herdr-python pane, the others with ``tmux capture-pane``. First-run trust, sign-in,
+API-key and model pickers that wait for the user read ``blocked``; idle screens and
+replies quoting a dialog read ``idle``.
 """
 
 from __future__ import annotations
