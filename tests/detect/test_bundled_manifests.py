@@ -55,7 +55,7 @@ BUNDLED: tuple[BundledSpec, ...] = (
     BundledSpec("hermes", "hermes.toml", "2026.07.24.1.1", 2, 9),
     BundledSpec("kilo", "kilo.toml", "2026.06.10.1.1", 1, 2),
     BundledSpec("qodercli", "qodercli.toml", "2026.06.10.1.1", 1, 3),
-    BundledSpec("qwen", "qwen.toml", "2026.08.14.1.1", 2, 14),
+    BundledSpec("qwen", "qwen.toml", "2026.08.14.1.2", 2, 14),
     BundledSpec("maki", "maki.toml", "2026.07.09.2.1", 1, 5),
 )
 BY_LABEL = {spec.label: spec for spec in BUNDLED}
