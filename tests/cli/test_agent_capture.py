@@ -116,6 +116,10 @@ def test_live_explain_json_shows_the_osc_title(agents: ServerHandle) -> None:
     assert doc["osc_title"] == "proj"
     assert doc["osc_progress"] == ""
     assert "detection_input" not in doc  # only when asked for
+    # why the deciding rule matched: the fake approval overlay's own lines
+    assert any("Press enter to confirm" in line for line in doc["matched_lines"])
+    text = agents.cli("agent", "explain", pane)
+    assert "\nmatched: " in text.stdout
 
 
 @pytest.mark.parametrize(

@@ -34,7 +34,9 @@ EXPLAIN_KEYS = {
     "visible_idle",
     "visible_working",
     "warning",
-    # our extension: the OSC strings the verdict was computed from
+    # our extensions: the OSC strings the verdict was computed from, and the
+    # region lines the deciding rule's matchers hit
+    "matched_lines",
     "osc_progress",
     "osc_title",
 }

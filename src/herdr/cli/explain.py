@@ -81,6 +81,16 @@ def _capture_lines(capture: Capture) -> str:
     return f"capture: recorded {recorded}; expected {expected}\n"
 
 
+def _why_lines(doc: dict[str, object]) -> str:
+    """``matched:`` lines after herdr's text output: what the deciding rule recognised."""
+    from herdr.detect.manifest.rustfmt import debug_str
+
+    lines = doc.get("matched_lines")
+    if not isinstance(lines, list):
+        return ""
+    return "".join(f"matched: {debug_str(line)}\n" for line in lines if isinstance(line, str))
+
+
 def _run_offline(args: argparse.Namespace) -> int:
     label, screen, osc_title, osc_progress, capture = _load_input(args)
 
@@ -92,6 +102,7 @@ def _run_offline(args: argparse.Namespace) -> int:
         ManifestDirs,
         read_update_status,
     )
+    from herdr.detect.manifest.why import matched_lines
 
     agent = parse_agent_label(label)
     if agent is None:
@@ -116,9 +127,10 @@ def _run_offline(args: argparse.Namespace) -> int:
     loaded = ManifestCache(dirs).load_one(agent) if agent in SCREEN_MANIFEST_AGENTS else None
     manifest = loaded.manifest if loaded is not None else None
     status = read_update_status(dirs.status_file).get(agent.label)
+    evaluation = evaluate(manifest, inp)
     doc = explain_dict(
         agent=agent.label,
-        evaluation=evaluate(manifest, inp),
+        evaluation=evaluation,
         manifest=manifest,
         manifest_source=loaded.source_display if loaded is not None else None,
         cached_remote_version=loaded.cached_remote_version if loaded is not None else None,
@@ -138,6 +150,7 @@ def _run_offline(args: argparse.Namespace) -> int:
     )
     doc["osc_title"] = inp.osc_title
     doc["osc_progress"] = inp.osc_progress
+    doc["matched_lines"] = matched_lines(evaluation)
     if capture is not None:
         doc["capture"] = {
             "recorded_state": capture.verdict_state,
@@ -149,6 +162,7 @@ def _run_offline(args: argparse.Namespace) -> int:
         _print_json(doc)
     elif not override_rejected:
         sys.stdout.write(explain_text(doc, verbose=args.verbose))
+        sys.stdout.write(_why_lines(doc))
         if capture is not None:
             sys.stdout.write(_capture_lines(capture))
     if override_rejected:
@@ -172,9 +186,8 @@ def _run_live(args: argparse.Namespace) -> int:
         return 0
     from herdr.detect.manifest import explain_text
 
-    sys.stdout.write(
-        explain_text(explain if isinstance(explain, dict) else {}, verbose=args.verbose)
-    )
+    doc = explain if isinstance(explain, dict) else {}
+    sys.stdout.write(explain_text(doc, verbose=args.verbose) + _why_lines(doc))
     return 0
 
 

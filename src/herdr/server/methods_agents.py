@@ -16,6 +16,7 @@ from typing import Any
 from herdr.api import protocol
 from herdr.detect.manifest import DetectionInput, evaluate, explain_dict
 from herdr.detect.manifest.sources import read_update_status
+from herdr.detect.manifest.why import matched_lines
 from herdr.runtime import agent_state
 from herdr.runtime import agents as ra
 from herdr.runtime import model as m
@@ -150,9 +151,10 @@ def agent_explain(call: Call) -> Result:
     manifest = loaded.manifest if loaded is not None else None
     inp = DetectionInput(views.detection_text(emu), emu.osc.title, emu.osc.progress)
     status = read_update_status(rt.manifests.dirs.status_file).get(agent.label)
+    evaluation = evaluate(manifest, inp)
     doc = explain_dict(
         agent=agent.label,
-        evaluation=evaluate(manifest, inp),
+        evaluation=evaluation,
         manifest=manifest,
         manifest_source=loaded.source_display if loaded is not None else None,
         cached_remote_version=loaded.cached_remote_version if loaded is not None else None,
@@ -163,6 +165,7 @@ def agent_explain(call: Call) -> Result:
         remote_update_error=status.last_error if status is not None else None,
         warning=loaded.warning if loaded is not None else None,
     )
+    doc["matched_lines"] = matched_lines(evaluation)
     add_detection_input(call, doc, loc, pa, inp)
     return {"type": "agent_explain", "explain": doc}
 
