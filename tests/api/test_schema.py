@@ -218,6 +218,7 @@ def test_result_types_are_unique() -> None:
         (("success_response", "$defs", "EventEnvelope"), "seq"),
         (("request", "$defs", "EventsSubscribeParams"), "since_seq"),
         (("request", "$defs", "EventsWaitParams"), "since_seq"),
+        (("request", "$defs", "AgentExplainParams"), "include_input"),
     ],
 )
 def test_extensions_are_optional_fields(where: tuple[str, ...], field: str) -> None:

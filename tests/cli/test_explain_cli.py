@@ -34,6 +34,11 @@ EXPLAIN_KEYS = {
     "visible_idle",
     "visible_working",
     "warning",
+    # our extensions: the OSC strings the verdict was computed from, and the
+    # region lines the deciding rule's matchers hit
+    "matched_lines",
+    "osc_progress",
+    "osc_title",
 }
 
 

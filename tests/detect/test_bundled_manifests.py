@@ -18,9 +18,11 @@ from typing import Any
 import pytest
 
 from herdr.detect.manifest import DetectionInput, Manifest, evaluate, parse_manifest
+from herdr_testing.captures import capture_files, replay
 
 FALLBACK_REASON = "default_known_agent_idle_fallback"
 VECTORS_FILE = Path(__file__).parent / "data" / "detection_vectors.json"
+CAPTURES_DIR = Path(__file__).parent / "data" / "captures"
 
 
 @dataclass(frozen=True)
@@ -35,26 +37,26 @@ class BundledSpec:
 
 
 BUNDLED: tuple[BundledSpec, ...] = (
-    BundledSpec("pi", "pi.toml", "2026.06.10.1", 1, 1),
-    BundledSpec("claude", "claude.toml", "2026.08.21.1", 2, 16),
-    BundledSpec("codex", "codex.toml", "2026.08.09.1", 3, 8),
-    BundledSpec("gemini", "gemini.toml", "2026.06.10.1", 1, 2),
-    BundledSpec("cursor", "cursor.toml", "2026.08.03.1", 1, 5),
-    BundledSpec("devin", "devin.toml", "2026.06.15.1", 1, 7),
-    BundledSpec("agy", "antigravity.toml", "2026.06.24.1", 1, 3),
-    BundledSpec("cline", "cline.toml", "2026.06.10.1", 1, 2),
-    BundledSpec("opencode", "opencode.toml", "2026.06.10.1", 1, 3),
-    BundledSpec("copilot", "github-copilot.toml", "2026.07.07.1", 1, 2),
-    BundledSpec("kimi", "kimi.toml", "2026.06.10.1", 1, 6),
-    BundledSpec("kiro", "kiro.toml", "2026.08.01.1", 1, 5),
-    BundledSpec("droid", "droid.toml", "2026.06.10.1", 1, 4),
-    BundledSpec("amp", "amp.toml", "2026.07.09.1", 2, 6),
-    BundledSpec("grok", "grok.toml", "2026.07.16.2", 3, 14),
-    BundledSpec("hermes", "hermes.toml", "2026.07.24.1", 2, 9),
-    BundledSpec("kilo", "kilo.toml", "2026.06.10.1", 1, 2),
-    BundledSpec("qodercli", "qodercli.toml", "2026.06.10.1", 1, 3),
-    BundledSpec("qwen", "qwen.toml", "2026.08.14.1", 2, 10),
-    BundledSpec("maki", "maki.toml", "2026.07.09.2", 1, 5),
+    BundledSpec("pi", "pi.toml", "2026.06.10.1.1", 1, 1),
+    BundledSpec("claude", "claude.toml", "2026.08.21.1.1", 2, 16),
+    BundledSpec("codex", "codex.toml", "2026.08.09.1.1", 3, 11),
+    BundledSpec("gemini", "gemini.toml", "2026.06.10.1.1", 1, 6),
+    BundledSpec("cursor", "cursor.toml", "2026.08.03.1.1", 1, 5),
+    BundledSpec("devin", "devin.toml", "2026.06.15.1.1", 1, 7),
+    BundledSpec("agy", "antigravity.toml", "2026.06.24.1.1", 1, 3),
+    BundledSpec("cline", "cline.toml", "2026.06.10.1.1", 1, 2),
+    BundledSpec("opencode", "opencode.toml", "2026.06.10.1.1", 1, 3),
+    BundledSpec("copilot", "github-copilot.toml", "2026.07.07.1.1", 1, 2),
+    BundledSpec("kimi", "kimi.toml", "2026.06.10.1.1", 1, 6),
+    BundledSpec("kiro", "kiro.toml", "2026.08.01.1.1", 1, 5),
+    BundledSpec("droid", "droid.toml", "2026.06.10.1.1", 1, 4),
+    BundledSpec("amp", "amp.toml", "2026.07.09.1.1", 2, 7),
+    BundledSpec("grok", "grok.toml", "2026.07.16.2.1", 3, 14),
+    BundledSpec("hermes", "hermes.toml", "2026.07.24.1.1", 2, 9),
+    BundledSpec("kilo", "kilo.toml", "2026.06.10.1.1", 1, 2),
+    BundledSpec("qodercli", "qodercli.toml", "2026.06.10.1.1", 1, 3),
+    BundledSpec("qwen", "qwen.toml", "2026.08.14.1.2", 2, 14),
+    BundledSpec("maki", "maki.toml", "2026.07.09.2.1", 1, 5),
 )
 BY_LABEL = {spec.label: spec for spec in BUNDLED}
 
@@ -1208,7 +1210,7 @@ def test_prose_above_live_prompt_is_never_blocked(agent: str) -> None:
 
 
 def test_every_bundled_rule_wins_somewhere() -> None:
-    """Each rule is the winner of at least one §11.1 vector or extra screen."""
+    """Each rule is the winner of at least one §11.1 vector, extra screen or capture."""
     winners: set[tuple[str, str]] = set()
     vectors: list[dict[str, Any]] = json.loads(VECTORS_FILE.read_text(encoding="utf-8"))
     for row in vectors:
@@ -1217,6 +1219,10 @@ def test_every_bundled_rule_wins_somewhere() -> None:
     for case in CASES:
         if case.rule is not None:
             winners.add((case.agent, case.rule))
+    for path in capture_files(CAPTURES_DIR):  # real CLI screens (test_captures.py)
+        result = replay(path)
+        if result.rule is not None:
+            winners.add((result.capture.agent, result.rule))
     missing = [
         (spec.label, rule["id"])
         for spec in BUNDLED

@@ -83,7 +83,27 @@ def test_no_files_means_bundled(dirs: ManifestDirs) -> None:
     [
         pytest.param(_manifest(), SOURCE_REMOTE, None, "2099.1.1", id="newer-remote-used"),
         pytest.param(
-            _manifest(version="2026.08.21.1"), SOURCE_REMOTE, None, "2026.08.21.1", id="equal-used"
+            _manifest(version="2026.08.21.1.1"),
+            SOURCE_REMOTE,
+            None,
+            "2026.08.21.1.1",
+            id="equal-used",
+        ),
+        # herdr publishes 4-segment versions; ours add a 5th (docs/manifest-versions.md),
+        # so herdr's manifest of the same base is older than ours and never equal.
+        pytest.param(
+            _manifest(version="2026.08.21.1"),
+            SOURCE_BUNDLED,
+            "because cached version 2026.08.21.1 is older than bundled 2026.08.21.1.1",
+            "2026.08.21.1",
+            id="herdr-same-base-ignored",
+        ),
+        pytest.param(
+            _manifest(version="2026.08.22.1"),
+            SOURCE_REMOTE,
+            None,
+            "2026.08.22.1",
+            id="herdr-newer-release-used",
         ),
         pytest.param(
             _manifest(version="2026.1.1"),

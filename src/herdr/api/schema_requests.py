@@ -80,6 +80,13 @@ _BASICS: Final[dict[str, Json]] = {
     "TabTarget": _target("tab_id"),
     "PaneTarget": _target("pane_id"),
     "AgentTarget": _target("target"),
+    "AgentExplainParams": obj(
+        target=STRING,
+        include_input=opt(
+            describe(BOOLEAN, "extension: also return the detection input (agent capture)"),
+            default=False,
+        ),
+    ),
     "ServerLiveHandoffParams": obj(
         expected_protocol=opt(nullable(U32)),
         expected_version=OPT_STRING,
@@ -595,7 +602,7 @@ METHOD_PARAMS: Final[dict[str, str]] = {
     "agent.list": "EmptyParams",
     "agent.get": "AgentTarget",
     "agent.read": "AgentReadParams",
-    "agent.explain": "AgentTarget",
+    "agent.explain": "AgentExplainParams",
     "agent.send_keys": "AgentSendKeysParams",
     "agent.rename": "AgentRenameParams",
     "agent.view.set": "AgentViewSetParams",

@@ -257,18 +257,36 @@ def add_agent(nouns: Nouns) -> None:
     explain.add_argument("target", nargs="?", help="agent name or pane id (live mode)")
     explain.add_argument("--file", metavar="SCREEN", help="screen text file (offline mode)")
     explain.add_argument("--agent", metavar="LABEL", help="agent label for --file")
-    explain.add_argument("--osc-title", default="", metavar="T", help="OSC title (offline)")
-    explain.add_argument("--osc-progress", default="", metavar="P", help="OSC 9 progress")
+    explain.add_argument("--osc-title", metavar="T", help="OSC title (offline)")
+    explain.add_argument("--osc-progress", metavar="P", help="OSC 9 progress")
     fmt = explain.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print the explain JSON")
     fmt.add_argument("--verbose", action="store_true", help="add flags and every rule")
     explain.set_defaults(handler=_explain)
+
+    capture = verbs.add_parser(
+        "capture",
+        help="save a pane's detection input as a fixture",
+        description=(
+            "Write what detection sees in PANE (screen, OSC title/progress, process, "
+            "verdict) as a capture file; `herdr agent explain --file F` replays it."
+        ),
+    )
+    capture.add_argument("target", metavar="PANE", help="agent name or pane id")
+    capture.add_argument("--out", metavar="F", help="write to F instead of stdout")
+    capture.set_defaults(handler=_capture)
 
 
 def _explain(args: argparse.Namespace) -> int:
     from herdr.cli.explain import run_explain
 
     return run_explain(args)
+
+
+def _capture(args: argparse.Namespace) -> int:
+    from herdr.cli.explain import run_capture
+
+    return run_capture(args)
 
 
 def run_agent_manifests(args: argparse.Namespace) -> int:

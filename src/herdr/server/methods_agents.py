@@ -16,6 +16,7 @@ from typing import Any
 from herdr.api import protocol
 from herdr.detect.manifest import DetectionInput, evaluate, explain_dict
 from herdr.detect.manifest.sources import read_update_status
+from herdr.detect.manifest.why import matched_lines
 from herdr.runtime import agent_state
 from herdr.runtime import agents as ra
 from herdr.runtime import model as m
@@ -24,6 +25,7 @@ from herdr.server.agents import AgentRuntime, PaneAgent
 from herdr.server.core import ApiError, Result
 from herdr.server.dispatch import Handler
 from herdr.server.keys import paste
+from herdr.server.methods_capture import add_detection_input
 from herdr.server.wiring import Call
 from herdr.terminal import procfs, views
 from herdr.terminal.pty import PtyClosed, PtyWriteOverflow
@@ -132,6 +134,11 @@ def agent_explain(call: Call) -> Result:
         doc["fallback_reason"] = None
         doc["screen_detection_skipped"] = True
         doc["screen_detection_skip_reason"] = "full_lifecycle_hook_authority"
+        term = call.server.panes.terminal(loc)
+        if term is not None and not term.emulator.closed:
+            emu = term.emulator
+            inp = DetectionInput(views.detection_text(emu), emu.osc.title, emu.osc.progress)
+            add_detection_input(call, doc, loc, pa, inp)
         return {"type": "agent_explain", "explain": doc}
     agent = agent_state.effective_known_agent(st) or st.detected_agent
     term = call.server.panes.terminal(loc)
@@ -144,9 +151,10 @@ def agent_explain(call: Call) -> Result:
     manifest = loaded.manifest if loaded is not None else None
     inp = DetectionInput(views.detection_text(emu), emu.osc.title, emu.osc.progress)
     status = read_update_status(rt.manifests.dirs.status_file).get(agent.label)
+    evaluation = evaluate(manifest, inp)
     doc = explain_dict(
         agent=agent.label,
-        evaluation=evaluate(manifest, inp),
+        evaluation=evaluation,
         manifest=manifest,
         manifest_source=loaded.source_display if loaded is not None else None,
         cached_remote_version=loaded.cached_remote_version if loaded is not None else None,
@@ -157,6 +165,8 @@ def agent_explain(call: Call) -> Result:
         remote_update_error=status.last_error if status is not None else None,
         warning=loaded.warning if loaded is not None else None,
     )
+    doc["matched_lines"] = matched_lines(evaluation)
+    add_detection_input(call, doc, loc, pa, inp)
     return {"type": "agent_explain", "explain": doc}
 
 
