@@ -77,6 +77,7 @@ NOUNS: dict[str, tuple[str, str]] = {
         "show a notification in the attached TUI",
         "herdr.cli.notification:add_notification",
     ),
+    "plugin": ("link, install and run plugins", "herdr.cli.plugin:add_plugin"),
 }
 
 _ROOT_VALUE_FLAGS = frozenset({"--session"})
