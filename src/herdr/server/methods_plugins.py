@@ -194,9 +194,10 @@ async def plugin_log_list(call: Call) -> Result:
 
 
 def _pane_env(
-    host: PluginHost, info: dict[str, Any], entrypoint: str, given: Any
+    host: PluginHost, info: dict[str, Any], entrypoint: str, context: dict[str, Any], given: Any
 ) -> dict[str, str]:
-    env = {k: v for k, v in host.command_env(info, {}, {}).items() if k.startswith("HERDR_PLUGIN")}
+    full = host.command_env(info, context, {})
+    env = {k: v for k, v in full.items() if k.startswith("HERDR_PLUGIN")}
     env["HERDR_PLUGIN_ENTRYPOINT_ID"] = entrypoint
     env.update(given or {})
     return env
@@ -223,10 +224,14 @@ async def plugin_pane_open(call: Call) -> Result:
             f"placement {placement} needs the TUI's overlay surface, which this server does"
             " not offer yet; use split, tab or zoomed",
         )
-    # Like herdr: the target pane's (or the workspace's) cwd, so a diff viewer opens
-    # where the user works, not in the plugin's directory.
-    cwd = check_cwd(p.get("cwd"))
-    env = _pane_env(host, info, entry["id"], p.get("env"))
+    # Spec §9: plugin commands run in the plugin's dir; where the user works is in
+    # HERDR_PLUGIN_CONTEXT_JSON (the pane it was opened from, or the focused one).
+    cwd = check_cwd(p.get("cwd")) or str(info["plugin_root"])
+    given = {"focused_pane_id": p["target_pane_id"]} if p.get("target_pane_id") else None
+    context = host.context(given, call.id)
+    if given is not None:
+        context.update(_pane_context(call, p["target_pane_id"]))
+    env = _pane_env(host, info, entry["id"], context, p.get("env"))
     command = list(entry["command"])
     session = panes.session
     before = session.focused_ids()
@@ -270,6 +275,24 @@ async def plugin_pane_open(call: Call) -> Result:
     panes.emit_layout(loc.workspace, loc.tab)
     panes.emit_focus_changes(before)
     return {"type": "plugin_pane_opened", "plugin_pane": _plugin_pane(host, loc, record)}
+
+
+def _pane_context(call: Call, pane_id: str) -> dict[str, Any]:
+    panes = call.server.panes
+    loc = panes.session.pane(pane_id)
+    pane = panes.pane_record(loc)
+    return {
+        k: v
+        for k, v in {
+            "workspace_id": loc.workspace_id,
+            "tab_id": loc.tab_id,
+            "focused_pane_id": loc.pane_id,
+            "focused_pane_cwd": pane.get("cwd"),
+            "focused_pane_agent": pane.get("agent"),
+            "focused_pane_status": pane.get("agent_status"),
+        }.items()
+        if v is not None
+    }
 
 
 def check_id(plugin_id: str) -> str:
