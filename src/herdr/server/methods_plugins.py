@@ -9,6 +9,7 @@ is visible in ``plugin.log.list``.
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import Any
 
 from herdr.plugins import manifest as mf
@@ -232,7 +233,7 @@ async def plugin_pane_open(call: Call) -> Result:
     if given is not None:
         context.update(_pane_context(call, p["target_pane_id"]))
     env = _pane_env(host, info, entry["id"], context, p.get("env"))
-    command = list(entry["command"])
+    command = _rooted(list(entry["command"]), str(info["plugin_root"]))
     session = panes.session
     before = session.focused_ids()
     focus = bool(p.get("focus", False)) or placement == "zoomed"
@@ -275,6 +276,14 @@ async def plugin_pane_open(call: Call) -> Result:
     panes.emit_layout(loc.workspace, loc.tab)
     panes.emit_focus_changes(before)
     return {"type": "plugin_pane_opened", "plugin_pane": _plugin_pane(host, loc, record)}
+
+
+def _rooted(command: list[str], root: str) -> list[str]:
+    """``./bin/x`` in a manifest is the plugin's own file, even when the pane runs
+    elsewhere (``--cwd``): a relative program path is resolved against the plugin dir."""
+    if command[0].startswith(("./", "../")):
+        command[0] = os.path.normpath(os.path.join(root, command[0]))
+    return command
 
 
 def _pane_context(call: Call, pane_id: str) -> dict[str, Any]:
