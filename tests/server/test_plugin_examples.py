@@ -84,7 +84,7 @@ def test_git_diff_opens_the_panes_diff_in_a_split(
         return log if log["status"] != "running" else None
 
     log = wait_until(finished, 30.0)
-    assert log["status"] == "succeeded", log
+    assert log is not None and log["status"] == "succeeded", log
     panes = _ok(server, "pane.list", {"workspace_id": "w1"})["panes"]
     assert [p["pane_id"] for p in panes] == ["w1:p1", "w1:p2"]
     assert panes[1]["cwd"] == str(repo) and panes[1]["focused"] is True
