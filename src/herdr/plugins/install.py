@@ -56,7 +56,7 @@ class Spec:
 
 def parse_spec(text: str) -> Spec:
     """``owner/repo[/sub/dirs]``; every part a plain name (no ``..``, no empty parts)."""
-    parts = text.strip().strip("/").split("/")
+    parts = text.strip().rstrip("/").split("/")
     if len(parts) < 2 or not all(_NAME.fullmatch(p) and p not in (".", "..") for p in parts):
         raise InstallError(INVALID_SOURCE, f"expected <owner>/<repo>[/subdir], got {text!r}")
     repo = parts[1].removesuffix(".git")
