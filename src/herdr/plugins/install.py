@@ -27,12 +27,13 @@ from herdr.plugins.registry import (
     github_checkout_dir,
     read_manifest,
 )
+from herdr.vocab import ErrorCode
 
 GIT_BASE_ENV = "HERDR_PLUGIN_GIT_BASE"  # our extension: the forge (default GitHub)
 DEFAULT_GIT_BASE = "https://github.com"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-INSTALL_FAILED = "plugin_install_failed"
-INVALID_SOURCE = "invalid_plugin_source"
+INSTALL_FAILED = ErrorCode.PLUGIN_INSTALL_FAILED.value
+INVALID_SOURCE = ErrorCode.INVALID_PLUGIN_SOURCE.value
 BUILD_TIMEOUT_S = 600.0
 
 
@@ -177,7 +178,7 @@ def finish(env: Mapping[str, str], staged: Staged, out: Callable[[str], None]) -
         existing = None
     if existing is not None and existing.source.get("kind", "local") != "github":
         raise InstallError(
-            "plugin_already_installed",
+            ErrorCode.PLUGIN_ALREADY_INSTALLED.value,
             f"plugin {plugin_id} is linked from {existing.plugin_root}; unlink it first",
         )
     if (staged.root / mf.MANIFEST_NAME).read_bytes() != staged.manifest_text:
@@ -246,7 +247,7 @@ def uninstall(env: Mapping[str, str], target: str) -> tuple[str, bool]:
             and e.source.get("subdir") == spec.subdir
         ]
     if not match:
-        raise InstallError("plugin_not_found", f"plugin {target} is not installed")
+        raise InstallError(ErrorCode.PLUGIN_NOT_FOUND.value, f"plugin {target} is not installed")
     entry = match[0]
     registry.unlink(entry.plugin_id)
     managed = entry.source.get("managed_path")

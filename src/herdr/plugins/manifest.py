@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from herdr.vocab import ErrorCode
+
 MANIFEST_NAME = "herdr-plugin.toml"
 # The herdr release whose plugin API (v1, protocol 22) we implement; a manifest's
 # ``min_herdr_version`` is compared with this, not with our own package version.
@@ -58,8 +60,8 @@ _ENTRY_ID = re.compile(r"[A-Za-z0-9:_-]+")  # action/pane/link handler ids: no d
 _VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?")
 _PERCENT = re.compile(r"(100|[1-9][0-9]?)%")
 
-INVALID_MANIFEST = "invalid_plugin_manifest"
-MANIFEST_NOT_FOUND = "plugin_manifest_not_found"
+INVALID_MANIFEST = ErrorCode.INVALID_PLUGIN_MANIFEST.value
+MANIFEST_NOT_FOUND = ErrorCode.PLUGIN_MANIFEST_NOT_FOUND.value
 UNSUPPORTED_VERSION = INVALID_MANIFEST  # herdr refuses it like any bad manifest
 
 _TOP_KEYS = ("id", "name", "version", "min_herdr_version", "description", "platforms")

@@ -21,16 +21,17 @@ from herdr.config.paths import config_dir, state_dir
 from herdr.persist.errors import PersistWriteError
 from herdr.persist.files import atomic_write
 from herdr.plugins import manifest as mf
+from herdr.vocab import ErrorCode
 
 REGISTRY_NAME = "plugins.json"
 FORMAT_VERSION = 1
 MAX_MANIFEST_BYTES = 1024 * 1024
 
-PLUGIN_NOT_FOUND = "plugin_not_found"
-LOAD_FAILED = "plugin_registry_load_failed"
-SAVE_FAILED = "plugin_registry_save_failed"
-INVALID_PLUGIN_ID = "invalid_plugin_id"
-LINK_CONFLICT = "plugin_already_installed"
+PLUGIN_NOT_FOUND = ErrorCode.PLUGIN_NOT_FOUND.value
+LOAD_FAILED = ErrorCode.PLUGIN_REGISTRY_LOAD_FAILED.value
+SAVE_FAILED = ErrorCode.PLUGIN_REGISTRY_SAVE_FAILED.value
+INVALID_PLUGIN_ID = ErrorCode.INVALID_PLUGIN_ID.value
+LINK_CONFLICT = ErrorCode.PLUGIN_ALREADY_INSTALLED.value
 
 
 class RegistryError(Exception):
@@ -65,6 +66,10 @@ def check_plugin_id(plugin_id: str) -> str:
 
 def manifest_path_of(path: str) -> Path:
     """A plugin directory or its manifest file, as the manifest's absolute path."""
+    if not path or "\0" in path:
+        raise mf.ManifestError(
+            ErrorCode.INVALID_PARAMS.value, "path must be non-empty and contain no NUL byte"
+        )
     given = Path(os.path.abspath(os.path.expanduser(path)))
     if given.is_dir():
         return given / mf.MANIFEST_NAME

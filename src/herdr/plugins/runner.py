@@ -28,9 +28,6 @@ DEFAULT_MAX_LOGS = 200
 DEFAULT_MAX_RUNNING = 32
 _CHUNK = 64 * 1024
 
-COMMAND_FAILED = "plugin_command_failed"
-BUSY = "plugin_busy"
-
 
 def now_ms() -> int:
     return time.time_ns() // 1_000_000

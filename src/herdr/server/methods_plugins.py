@@ -21,9 +21,10 @@ from herdr.server.plugin_host import PluginHost
 from herdr.server.wiring import Call
 from herdr.vocab import ErrorCode
 
-PLUGIN_PANE_NOT_FOUND = "plugin_pane_not_found"
-PLUGIN_ENTRYPOINT_NOT_FOUND = "plugin_entrypoint_not_found"
-PLACEMENT_UNAVAILABLE = "plugin_placement_unavailable"
+PLUGIN_PANE_NOT_FOUND = ErrorCode.PLUGIN_PANE_NOT_FOUND.value
+PLUGIN_ENTRYPOINT_NOT_FOUND = ErrorCode.PLUGIN_ENTRYPOINT_NOT_FOUND.value
+PLACEMENT_UNAVAILABLE = ErrorCode.PLUGIN_PLACEMENT_UNAVAILABLE.value
+PANE_OPEN_FAILED = ErrorCode.PLUGIN_PANE_OPEN_FAILED.value
 
 
 def _api_error(exc: RegistryError | mf.ManifestError) -> ApiError:
@@ -246,7 +247,7 @@ async def plugin_pane_open(call: Call) -> Result:
             command=command,
             env=env,
         )
-        start_or_undo(panes, created, "plugin_pane_open_failed")
+        start_or_undo(panes, created, PANE_OPEN_FAILED)
         loc = created.loc
         panes.emit("tab_created", {"tab": dict(panes.tab_record(created.workspace, created.tab))})
     else:
@@ -264,9 +265,7 @@ async def plugin_pane_open(call: Call) -> Result:
             panes.start(loc)
         except OSError as exc:
             session.close_pane(loc.pane_id)
-            raise ApiError(
-                "plugin_pane_open_failed", f"cannot start {command[0]!r}: {exc}"
-            ) from None
+            raise ApiError(PANE_OPEN_FAILED, f"cannot start {command[0]!r}: {exc}") from None
         if placement == "zoomed":
             session.zoom(loc.pane_id, "on")
         panes.resize_tab(loc.workspace, loc.tab)
