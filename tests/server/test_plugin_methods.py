@@ -5,6 +5,7 @@ plugins that hang, fail, flood or do not exist."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -258,6 +259,48 @@ def test_log_list_filters_and_limits(server: ServerHandle) -> None:
     mine = _ok(server, "plugin.log.list", {"plugin_id": "test.twin"})["logs"]
     assert [x["plugin_id"] for x in mine] == ["test.twin"]
     assert _ok(server, "plugin.log.list", {"limit": 0})["logs"] == []
+
+
+def test_a_matching_link_handler_takes_the_click_others_go_to_the_opener(
+    herdr_env: HerdrEnv,
+) -> None:
+    record = herdr_env.root / "opened.jsonl"
+    opener = f"{sys.executable} {FIXTURES.parent / 'record_argv.py'}"
+    env = {"HERDR_LINK_OPENER": opener, "RECORD_ARGV_FILE": str(record)}
+    server = ServerHandle(herdr_env, herdr_env.start_server(env=env))
+    _ok(server, "plugin.link", {"path": str(RECORDER)})
+    pane = _ok(server, "workspace.create", {"cwd": "/tmp"})["root_pane"]["pane_id"]
+    _idle(server)
+    for url, text in (("https://plugin.test/a?b=1", "MINE"), ("https://else.test/", "THEIRS")):
+        line = f"printf '\\033]8;;{url}\\033\\\\{text}\\033]8;;\\033\\\\\\n'\r"
+        _ok(server, "pane.send_text", {"pane_id": pane, "text": line})
+
+    def row_of(prefix: str) -> int | None:
+        read = _ok(server, "pane.read", {"pane_id": pane, "source": "visible"})["read"]
+        rows = str(read["text"]).split("\n")
+        return next((i for i, row in enumerate(rows) if row.startswith(prefix)), None)
+
+    mine = wait_until(lambda: row_of("MINE"))
+    theirs = wait_until(lambda: row_of("THEIRS"))
+    params = {"pane_id": pane, "viewport_row": mine, "col": 0}
+    got = _ok(server, "pane.link.activate", params)
+    assert got == {
+        "type": "pane_link_activated",
+        "handled": True,
+        "url": "https://plugin.test/a?b=1",
+    }
+    wait_until(lambda: any(r["argv"][0] == "action" for r in _runs(server)), 20.0)
+    (run,) = [r for r in _runs(server) if r["argv"][0] == "action"]
+    assert run["env"]["HERDR_PLUGIN_CLICKED_URL"] == "https://plugin.test/a?b=1"
+    assert run["env"]["HERDR_PLUGIN_LINK_HANDLER_ID"] == "plugin-links"
+    context = json.loads(run["env"]["HERDR_PLUGIN_CONTEXT_JSON"])
+    assert context["invocation_source"] == "link_handler"
+    assert context["focused_pane_id"] == pane
+    assert not record.exists()  # the plugin took it: the opener never ran
+    params = {"pane_id": pane, "viewport_row": theirs, "col": 0}
+    assert _ok(server, "pane.link.activate", params)["url"] == "https://else.test/"
+    wait_until(record.exists)
+    assert json.loads(record.read_text().splitlines()[0]) == ["https://else.test/"]
 
 
 def test_startup_runs_once_after_restore(herdr_env: HerdrEnv) -> None:

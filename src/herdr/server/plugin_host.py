@@ -9,9 +9,11 @@ socket is listening (after restore), as in herdr.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
+import re
 import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -28,6 +30,7 @@ from herdr.plugins.registry import (
 )
 from herdr.plugins.runner import RunLog, Runner
 from herdr.runtime.events import EventBus, Filter, Subscriber
+from herdr.vocab import HerdrError
 
 if TYPE_CHECKING:
     from herdr.server.panes import PaneHost
@@ -169,6 +172,10 @@ class PluginHost:
         """The invocation context: what the caller gave, the focus filling the rest."""
         ctx: dict[str, Any] = {"invocation_source": "api", "correlation_id": request_id}
         loc = self.panes.session.focused_pane()
+        wanted = (given or {}).get("focused_pane_id")
+        if isinstance(wanted, str):  # the pane the caller acts on, if it exists
+            with contextlib.suppress(HerdrError):
+                loc = self.panes.session.pane(wanted)
         if loc is not None:
             ws = self.panes.workspace_record(loc.workspace)
             tab = self.panes.tab_record(loc.workspace, loc.tab)
@@ -191,6 +198,46 @@ class PluginHost:
                 ctx[key] = value
         return {k: v for k, v in ctx.items() if v is not None}
 
+    # -- link handlers -----------------------------------------------------------------
+
+    async def handle_link(self, url: str, pane_id: str, request_id: str) -> RunLog | None:
+        """Run the first enabled ``[[link_handlers]]`` whose pattern matches ``url`` (its
+        action, with the clicked URL); ``None`` when no plugin claims the link."""
+        try:
+            infos = await self.infos()
+        except RegistryError as exc:
+            log.warning("plugin link handlers skipped: %s", exc.message)
+            return None
+        for info in infos:
+            for handler in info.get("link_handlers", ()):
+                if not self.usable(info, handler.get("platforms")):
+                    continue
+                try:
+                    if re.search(handler["pattern"], url) is None:
+                        continue
+                except re.error:
+                    continue
+                action = next(
+                    (a for a in info.get("actions", ()) if a["id"] == handler["action"]), None
+                )
+                if action is None or not self.usable(info, action.get("platforms")):
+                    continue
+                given = {
+                    "invocation_source": "link_handler",
+                    "link_handler_id": handler["id"],
+                    "clicked_url": url,
+                    "focused_pane_id": pane_id,
+                }
+                context = self.context(given, request_id)
+                extra = {
+                    "HERDR_PLUGIN_ACTION_ID": action["id"],
+                    "HERDR_PLUGIN_CLICKED_URL": url,
+                    "HERDR_PLUGIN_LINK_HANDLER_ID": handler["id"],
+                }
+                command = list(action["command"])
+                return await self.run(info, command, context, extra, action_id=action["id"])
+        return None
+
     # -- hooks ---------------------------------------------------------------------
 
     async def _pump_hooks(self, sub: Subscriber) -> None:
@@ -198,21 +245,26 @@ class PluginHost:
             await self._wakeup.wait()
             self._wakeup.clear()
             lines = self.bus.drain(sub)
+            if not lines:
+                continue
+            # One registry read per drained batch: a burst of events costs one read.
+            try:
+                infos = await self.infos()
+            except RegistryError as exc:
+                log.warning("plugin hooks skipped: %s", exc.message)
+                continue
+            if not any(info.get("events") for info in infos):
+                continue
             for line in lines:
                 try:
-                    await self._fire(line)
+                    await self._fire(line, infos)
                 except Exception:  # one bad hook or registry never stops the pump
                     log.exception("plugin hook dispatch failed")
 
-    async def _fire(self, line: bytes) -> None:
+    async def _fire(self, line: bytes, infos: list[dict[str, Any]]) -> None:
         envelope = orjson.loads(line)
         name = _HOOK_KINDS.get(str(envelope.get("event")))
         if name is None:
-            return
-        try:
-            infos = await self.infos()
-        except RegistryError as exc:
-            log.warning("plugin hooks skipped: %s", exc.message)
             return
         data = envelope.get("data") or {}
         context: dict[str, Any] = {"invocation_source": "event"}
