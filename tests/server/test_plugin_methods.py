@@ -323,7 +323,12 @@ def test_plugin_panes_open_focus_and_close(server: ServerHandle, placement: str)
     opened = _ok(
         server,
         "plugin.pane.open",
-        {"plugin_id": "test.recorder", "entrypoint": "viewer", "placement": placement},
+        {
+            "plugin_id": "test.recorder",
+            "entrypoint": "viewer",
+            "placement": placement,
+            "env": {"HERDR_PLUGIN_ID": "spoofed", "MINE": "1"},
+        },
     )
     assert opened["type"] == "plugin_pane_opened"
     pane = opened["plugin_pane"]["pane"]
@@ -338,7 +343,7 @@ def test_plugin_panes_open_focus_and_close(server: ServerHandle, placement: str)
     wait_until(lambda: any(r["argv"][0] == "pane" for r in _runs(server)), 20.0)
     (run,) = [r for r in _runs(server) if r["argv"][0] == "pane"]
     assert run["env"]["HERDR_PLUGIN_ENTRYPOINT_ID"] == "viewer"
-    assert run["env"]["HERDR_PLUGIN_ID"] == "test.recorder"
+    assert run["env"]["HERDR_PLUGIN_ID"] == "test.recorder"  # the caller's env cannot fake it
     assert run["env"]["HERDR_PANE_ID"] == pane["pane_id"]
     context = json.loads(run["env"]["HERDR_PLUGIN_CONTEXT_JSON"])
     assert context["focused_pane_id"] == "w1:p1" and context["focused_pane_cwd"] == "/tmp"

@@ -198,10 +198,12 @@ async def plugin_log_list(call: Call) -> Result:
 def _pane_env(
     host: PluginHost, info: dict[str, Any], entrypoint: str, context: dict[str, Any], given: Any
 ) -> dict[str, str]:
+    """The caller's ``env``, then the plugin's variables (which the caller cannot fake);
+    the pane's other ``HERDR_*`` (socket, ids) are set by the pane host itself."""
     full = host.command_env(info, context, {})
-    env = {k: v for k, v in full.items() if k.startswith("HERDR_PLUGIN")}
+    env = dict(given or {})
+    env.update((k, v) for k, v in full.items() if k.startswith("HERDR_PLUGIN"))
     env["HERDR_PLUGIN_ENTRYPOINT_ID"] = entrypoint
-    env.update(given or {})
     return env
 
 
