@@ -80,6 +80,7 @@ PURE = (
     "integrations/plugin_list.py",
     "integrations/markers.py",
     "integrations/targets.py",
+    "plugins/manifest.py",
 )
 
 

@@ -93,6 +93,19 @@ class ErrorCode(StrEnum):
     PLATFORM_UNSUPPORTED = "platform_unsupported"
     PLUGIN_ACTION_NOT_FOUND = "plugin_action_not_found"
     AMBIGUOUS_PLUGIN_ACTION = "ambiguous_plugin_action"
+    # The spec's ``invalid_plugin_*`` family and the other plugin refusals (§9).
+    INVALID_PLUGIN_ID = "invalid_plugin_id"
+    INVALID_PLUGIN_MANIFEST = "invalid_plugin_manifest"
+    INVALID_PLUGIN_SOURCE = "invalid_plugin_source"
+    PLUGIN_MANIFEST_NOT_FOUND = "plugin_manifest_not_found"
+    PLUGIN_ALREADY_INSTALLED = "plugin_already_installed"
+    PLUGIN_REGISTRY_LOAD_FAILED = "plugin_registry_load_failed"
+    PLUGIN_REGISTRY_SAVE_FAILED = "plugin_registry_save_failed"
+    PLUGIN_INSTALL_FAILED = "plugin_install_failed"
+    PLUGIN_ENTRYPOINT_NOT_FOUND = "plugin_entrypoint_not_found"
+    PLUGIN_PLACEMENT_UNAVAILABLE = "plugin_placement_unavailable"
+    PLUGIN_PANE_NOT_FOUND = "plugin_pane_not_found"
+    PLUGIN_PANE_OPEN_FAILED = "plugin_pane_open_failed"
     UNSUPPORTED_EVENT_WAIT_MATCH = "unsupported_event_wait_match"
     STALE_CONTENT = "stale_content"  # a content_revision/viewport that no longer matches
     COMMAND_NOT_FOUND = "command_not_found"  # command.invoke (herdr 0.9)

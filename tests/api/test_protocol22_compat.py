@@ -18,6 +18,7 @@ import os
 import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -43,17 +44,6 @@ REFERENCE_METHODS: tuple[str, ...] = tuple(
 NOT_YET = frozenset(
     {
         "server.live_handoff",  # live handoff is its own issue
-        "plugin.link",
-        "plugin.list",
-        "plugin.unlink",
-        "plugin.enable",
-        "plugin.disable",
-        "plugin.action.list",
-        "plugin.action.invoke",
-        "plugin.log.list",
-        "plugin.pane.open",
-        "plugin.pane.focus",
-        "plugin.pane.close",
     }
 )
 
@@ -137,6 +127,41 @@ def world() -> Iterator[World]:
 
 
 Params = Callable[[World], dict[str, Any]]
+
+_COMPAT_PLUGIN = """id = "compat"
+name = "Compat"
+version = "1.0.0"
+min_herdr_version = "0.9.0"
+
+[[actions]]
+id = "compat"
+title = "Compat"
+command = ["true"]
+
+[[panes]]
+id = "main"
+title = "Main"
+command = ["/bin/cat"]
+placement = "split"
+"""
+
+
+def _plugin_dir(w: World) -> str:
+    """A plugin ``compat`` (action ``compat``, split pane ``main``) next to the repo."""
+    root = Path(w.repo).parent / "compat-plugin"
+    root.mkdir(exist_ok=True)
+    (root / "herdr-plugin.toml").write_text(_COMPAT_PLUGIN)
+    return str(root)
+
+
+def _plugin(w: World) -> str:
+    w.call("plugin.link", {"path": _plugin_dir(w)})
+    return "compat"
+
+
+def _plugin_pane(w: World) -> str:
+    opened = w.call("plugin.pane.open", {"plugin_id": _plugin(w), "entrypoint": "main"})
+    return str(opened["plugin_pane"]["pane"]["pane_id"])
 
 
 def _point(row: int = 0, col: int = 0) -> dict[str, int]:
@@ -334,17 +359,17 @@ CASES: dict[str, Params] = {
     "integration.list": lambda w: {},
     "integration.install": _integration_install,
     "integration.uninstall": lambda w: {"target": "claude"},
-    "plugin.link": lambda w: {"path": w.repo},
-    "plugin.list": lambda w: {},
-    "plugin.unlink": lambda w: {"plugin_id": "compat"},
-    "plugin.enable": lambda w: {"plugin_id": "compat"},
-    "plugin.disable": lambda w: {"plugin_id": "compat"},
-    "plugin.action.list": lambda w: {},
-    "plugin.action.invoke": lambda w: {"plugin_id": "compat", "action_id": "compat"},
+    "plugin.link": lambda w: {"path": _plugin_dir(w)},
+    "plugin.list": lambda w: {"plugin_id": _plugin(w)},
+    "plugin.unlink": lambda w: {"plugin_id": _plugin(w)},
+    "plugin.enable": lambda w: {"plugin_id": _plugin(w)},
+    "plugin.disable": lambda w: {"plugin_id": _plugin(w)},
+    "plugin.action.list": lambda w: {"plugin_id": _plugin(w)},
+    "plugin.action.invoke": lambda w: {"plugin_id": _plugin(w), "action_id": "compat"},
     "plugin.log.list": lambda w: {},
-    "plugin.pane.open": lambda w: {"plugin_id": "compat", "entrypoint": "main"},
-    "plugin.pane.focus": lambda w: {"plugin_id": "compat", "pane_id": w.pane},
-    "plugin.pane.close": lambda w: {"plugin_id": "compat", "pane_id": w.pane},
+    "plugin.pane.open": lambda w: {"plugin_id": _plugin(w), "entrypoint": "main"},
+    "plugin.pane.focus": lambda w: {"plugin_id": "compat", "pane_id": _plugin_pane(w)},
+    "plugin.pane.close": lambda w: {"plugin_id": "compat", "pane_id": _plugin_pane(w)},
 }
 
 # Held methods: the first answer line comes only after something happens.

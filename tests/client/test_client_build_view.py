@@ -188,5 +188,6 @@ def test_view_status_words_are_the_vocabulary() -> None:
 def test_dispatch_tables_name_real_actions_and_commands() -> None:
     assert set(ACTIONS) <= set(typing.get_args(a.Action))
     assert set(COMMANDS) <= set(typing.get_args(a.CommandName))
-    # every action but a custom command has a handler
-    assert set(typing.get_args(a.Action)) - set(ACTIONS) == {a.RunCommand}
+    # every action has a handler (a custom command's types other than plugin_action
+    # answer "not available yet" inside it)
+    assert set(typing.get_args(a.Action)) - set(ACTIONS) == set()

@@ -78,6 +78,7 @@ NOUNS: dict[str, tuple[str, str]] = {
         "herdr.cli.notification:add_notification",
     ),
     "worktree": ("git worktrees opened as workspaces", "herdr.cli.worktree:add_worktree"),
+    "plugin": ("link, install and run plugins", "herdr.cli.plugin:add_plugin"),
 }
 
 _ROOT_VALUE_FLAGS = frozenset({"--session"})

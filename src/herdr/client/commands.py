@@ -37,6 +37,25 @@ def send_paste(app: App, action: a.SendPaste) -> None:
         app.conn.send(Paste(pane_id=pane_id, data=chunk))
 
 
+def run_command(app: App, action: a.RunCommand) -> None:
+    """A ``[[keys.command]]``: ``plugin_action`` invokes the plugin action it names (with
+    the focused workspace/tab/pane as context); the other types are not available yet."""
+    command = action.command
+    if command.type != "plugin_action":
+        app.unavailable(f"{command.type} command")
+        return
+    context: dict[str, Any] = {"invocation_source": "keybinding"}
+    for key, value in (
+        ("workspace_id", app.ws_id),
+        ("tab_id", app.tab_id),
+        ("focused_pane_id", app.focused_pane_id()),
+    ):
+        if value:
+            context[key] = value
+    params = {"action_id": command.command.strip(), "context": context}
+    app.request("plugin.action.invoke", params)
+
+
 def mode_changed(app: App, action: a.ModeChanged) -> None:
     if action.mode == "navigate":
         app.selected_ws = app.ws_id  # the selection starts where we are
@@ -105,8 +124,9 @@ ACTIONS: dict[type[Any], Callable[[App, Any], None]] = {
     a.SwitchWorkspace: switch_workspace_index,
     a.FocusAgent: focus_agent,
     a.NavigateWorkspace: navigate_workspace,
+    a.RunCommand: run_command,
 }
-"""Action type → its handler (``RunCommand`` is not available yet)."""
+"""Action type → its handler."""
 
 # -- commands -------------------------------------------------------------------------------
 

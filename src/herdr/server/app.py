@@ -30,6 +30,7 @@ from herdr.server.info import ServerInfo
 from herdr.server.methods import build_table
 from herdr.server.panes import PaneHost
 from herdr.server.persistence import Persistence
+from herdr.server.plugin_host import PluginHost
 from herdr.server.transport import Listener
 from herdr.server.views import ViewedPanes
 from herdr.server.wiring import Server
@@ -96,6 +97,7 @@ def build_server(info: ServerInfo, env: Mapping[str, str]) -> Server:
         persistence=Persistence(core, host.agents, env=env),
         cwd=CwdSampler(host),
         worktrees=WorktreeOps(info.state_dir),
+        plugins=PluginHost(host, bus, env),
     )
 
 
@@ -118,6 +120,7 @@ async def _serve(info: ServerInfo, env: Mapping[str, str]) -> None:
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         loop.add_signal_handler(signum, server.request_stop, signal.Signals(signum).name)
     log.info("listening", extra={"socket": str(info.socket_path)})
+    server.plugins.start()  # hooks, then [[startup]]: the session is restored, the API up
     try:
         await server.stopping.wait()
     finally:
@@ -134,6 +137,7 @@ async def _shutdown(server: Server, listener: Listener) -> None:
     steps: list[tuple[str, Callable[[], object]]] = [
         ("final save", server.persistence.shutdown),  # first: the panes are still alive
         ("cwd sampler", server.cwd.stop),
+        ("plugins", server.plugins.stop),
         ("panes", server.panes.shutdown),
     ]
     for name, step in steps:

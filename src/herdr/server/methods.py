@@ -12,6 +12,7 @@ from herdr.server import (
     methods_integrations,
     methods_io,
     methods_panes,
+    methods_plugins,
     methods_reports,
     methods_scrollback,
     methods_server,
@@ -93,6 +94,7 @@ def build_table() -> dict[str, Method]:
         "integration.install": Method(methods_integrations.integration_install),
         "integration.uninstall": Method(methods_integrations.integration_uninstall),
         **{name: Method(handler) for name, handler in methods_client.METHODS.items()},
+        **{name: Method(handler) for name, handler in methods_plugins.METHODS.items()},
         "agent.view.set": Method(
             methods_client.agent_view_set, precheck=methods_client.agent_view_precheck
         ),

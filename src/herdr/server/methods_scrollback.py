@@ -73,6 +73,8 @@ async def pane_link_activate(call: Call) -> Result:
     url = link_at(emulator, p["viewport_row"], p["col"])
     if url is None:
         return _no_link()
+    if await call.server.plugins.handle_link(url, loc.pane_id, call.id) is not None:
+        return {"type": "pane_link_activated", "handled": True, "url": url}  # a plugin's
     handled = await open_link(host.env, url)
     return {"type": "pane_link_activated", "handled": handled, "url": url}
 

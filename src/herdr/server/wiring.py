@@ -16,6 +16,7 @@ from herdr.server.attach import AttachRegistry
 from herdr.server.core import ServerCore
 from herdr.server.cwd_sampler import CwdSampler
 from herdr.server.persistence import Persistence
+from herdr.server.plugin_host import PluginHost
 from herdr.server.views import ViewedPanes
 from herdr.server.worktree_ops import WorktreeOps
 
@@ -27,7 +28,8 @@ if TYPE_CHECKING:
 class Server(ServerCore):
     """Everything one server runs: ``panes`` (the session host and its terminals),
     ``agents`` (agent state per terminal), ``attach`` (TUI clients), ``views`` (what
-    they show), ``persistence`` (session.json) and ``cwd`` (the cwd sampler)."""
+    they show), ``persistence`` (session.json), ``cwd`` (the cwd sampler) and
+    ``plugins`` (the plugin registry, runs and hooks)."""
 
     agents: AgentRuntime
     attach: AttachRegistry
@@ -35,6 +37,7 @@ class Server(ServerCore):
     persistence: Persistence
     cwd: CwdSampler
     worktrees: WorktreeOps
+    plugins: PluginHost
 
 
 @dataclass
