@@ -23,6 +23,10 @@ OURS: dict[str, Any] = build_schema()["schemas"]
 REFERENCE: dict[str, Any] = reference()["schemas"]
 TAGS = ("method", "type", "op", "event")
 
+# Reference definitions we extend under a name of our own (additive fields only; the
+# extension must still accept and carry everything the reference one does).
+EXTENDED = {("AgentTarget", "AgentExplainParams")}  # agent.explain's include_input
+
 
 def _types(node: dict[str, Any]) -> set[str]:
     spec = node.get("type")
@@ -52,7 +56,12 @@ def diff(ref: Any, ours: Any, path: str) -> Iterator[str]:
     if "$ref" in ref:
         name = ref["$ref"].rsplit("/", 1)[-1]
         target = str(ours.get("$ref", "")).rsplit("/", 1)[-1]
-        if name != target:
+        if (name, target) in EXTENDED:
+            section = path.split("/", 1)[0]
+            yield from diff(
+                REFERENCE[section]["$defs"][name], OURS[section]["$defs"][target], f"{path}>{target}"
+            )
+        elif name != target:
             yield f"{path}: refers to {name}, ours to {target or 'nothing'}"
     if "required" in ref or "required" in ours:
         theirs, mine_req = set(ref.get("required", ())), set(ours.get("required", ()))

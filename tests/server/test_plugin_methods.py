@@ -106,7 +106,7 @@ def test_link_disabled_then_invoke_is_plugin_disabled(server: ServerHandle) -> N
         ("plugin.enable", {"plugin_id": "../../etc"}, "invalid_plugin_id"),
         ("plugin.list", {"plugin_id": "a/b"}, "invalid_plugin_id"),
         ("plugin.log.list", {"plugin_id": ""}, "invalid_plugin_id"),
-        ("plugin.link", {"path": 3}, "invalid_params"),
+        ("plugin.link", {"path": 3}, "invalid_request"),
         (
             "plugin.pane.open",
             {"plugin_id": "test.recorder", "entrypoint": "nope"},
