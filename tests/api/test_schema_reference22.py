@@ -58,8 +58,8 @@ def diff(ref: Any, ours: Any, path: str) -> Iterator[str]:
         target = str(ours.get("$ref", "")).rsplit("/", 1)[-1]
         if (name, target) in EXTENDED:
             section = path.split("/", 1)[0]
-            theirs, mine = REFERENCE[section]["$defs"][name], OURS[section]["$defs"][target]
-            yield from diff(theirs, mine, f"{path}>{target}")
+            base, extended = REFERENCE[section]["$defs"][name], OURS[section]["$defs"][target]
+            yield from diff(base, extended, f"{path}>{target}")
         elif name != target:
             yield f"{path}: refers to {name}, ours to {target or 'nothing'}"
     if "required" in ref or "required" in ours:
