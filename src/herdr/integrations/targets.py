@@ -100,7 +100,7 @@ TARGETS: tuple[Target, ...] = (
         full=True,
         product="kimi code",
     ),
-    _t("opencode", 10, ".config/opencode", "opencode config directory not found", full=True),
+    _t("opencode", 11, ".config/opencode", "opencode config directory not found", full=True),
     _t(
         "kilo",
         4,
