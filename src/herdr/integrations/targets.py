@@ -72,7 +72,7 @@ def _t(
 TARGETS: tuple[Target, ...] = (
     _t(
         "pi",
-        8,
+        9,
         ".pi/agent",
         "pi extension directory not found",
         env=("PI_CODING_AGENT_DIR",),
