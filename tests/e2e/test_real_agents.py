@@ -214,7 +214,7 @@ def test_opencode_hooks_drive_working_blocked_working_done(
     working = hook_state(herdr_server, pane, "working", source)  # the turn is held
     first.set()
     blocked = hook_state(herdr_server, pane, "blocked", source)  # its permission dialog
-    wait_screen(herdr_server, pane, "Permission required")  # the hook may report first
+    wait_screen(herdr_server, pane, "Allow once")  # the hook may report before it is drawn
     assert not (herdr_server.root / "fake-approval.txt").exists()
     ok(herdr_server.request("pane.send_keys", {"pane_id": pane, "keys": ["Enter"]}))  # allow
     again = hook_state(herdr_server, pane, "working", source)
