@@ -15,10 +15,12 @@ the tests skip, saying why, only when the npm registry cannot be reached.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pwd
 import re
+import signal
 import subprocess
 import threading
 from collections.abc import Callable, Iterator
@@ -307,7 +309,25 @@ SESSION_ONLY = {
 }
 
 
+@pytest.fixture
+def reap_daemons(herdr_env: HerdrEnv) -> Iterator[None]:
+    """codex leaves `codex app-server` daemons (run from its HOME) behind: end them by pid."""
+    yield
+    home = herdr_env.env["HOME"]
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            exe = (entry / "cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+        except OSError:
+            continue
+        if exe.startswith(home + "/"):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(entry.name), signal.SIGTERM)
+
+
 @pytest.mark.parametrize("target", sorted(SESSION_ONLY))
+@pytest.mark.usefixtures("reap_daemons")
 def test_session_only_agent_reports_its_session_and_resumes_after_restart(
     herdr_env: HerdrEnv,
     agent_cli: Callable[[str], Path],
