@@ -523,7 +523,13 @@ def test_pi_extension_reports_session_then_state(
 @pytest.mark.parametrize(
     ("target", "module", "start"),
     [
-        ("opencode", ".config/opencode/plugins/herdr-agent-state.js", {}),
+        # opencode (unlike herdr's) claims its first root session as "startup", so the server
+        # anchors it even when no TUI selection report comes (see test_plugin_state_reaches…)
+        (
+            "opencode",
+            ".config/opencode/plugins/herdr-agent-state.js",
+            {"session_start_source": "startup"},
+        ),
         ("kilo", ".config/kilo/plugin/herdr-agent-state.js", {"session_start_source": "startup"}),
     ],
 )
@@ -562,13 +568,17 @@ def test_plugins_stay_off_outside_herdr(
     assert capture.lines == []
 
 
-# opencode is left out here: with a process named opencode in the pane, this server still
-# drops herdr:opencode reports (server-side arbitration, not the plugin: the capture test
-# above pins what the plugin sends).
+# opencode regression: a full-lifecycle reporter counts only once a session claim with a
+# start source anchored it (§9.5/§9.6); herdr's opencode server plugin sends none (its TUI
+# plugin's "select" anchors), so a process named opencode running only the server plugin
+# had every report dropped. Ours claims its first root session as "startup".
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
 @pytest.mark.parametrize(
     ("target", "driver", "module"),
-    [("pi", PI_DRIVER, ".pi/agent/extensions/herdr-agent-state.ts")],
+    [
+        ("pi", PI_DRIVER, ".pi/agent/extensions/herdr-agent-state.ts"),
+        ("opencode", OPENCODE_DRIVER, ".config/opencode/plugins/herdr-agent-state.js"),
+    ],
 )
 def test_plugin_state_reaches_a_real_server(
     herdr_server: ServerHandle, target: str, driver: str, module: str

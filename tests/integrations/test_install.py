@@ -404,7 +404,7 @@ def test_opencode_status_needs_the_tui_entry(root: Path) -> None:
     (agent / "tui.jsonc").write_text("{}\n")
     st = integrations.status(BY_NAME["opencode"], env)
     assert st is not None and st.state == markers.OUTDATED and st.needs_repair
-    assert st.describe() == "needs repair (v10)"
+    assert st.describe() == "needs repair (v11)"
     integrations.install("opencode", env)
     assert integrations.status(BY_NAME["opencode"], env).state == markers.CURRENT  # type: ignore[union-attr]
 

@@ -774,3 +774,44 @@ def test_metadata_sequenced_token_sources_are_capped_at_32() -> None:
     assert ags.token_values(st) == {"k": "y"}
     _meta(st, 201, source="s0", tokens={"k": "z"}, seq=2)  # a known source continues
     assert ags.token_values(st) == {"k": "z"}
+
+
+# ------------------------------------------------- full-lifecycle reports without a session ref
+
+
+@pytest.mark.parametrize(
+    ("events", "trace"),
+    [
+        pytest.param(
+            [
+                "DET(opencode, idle)",
+                "SESSION(herdr:opencode, opencode, id ses_root, 10, startup)",
+                "HOOK(herdr:opencode, opencode, blocked, 11)",
+                "HOOK(herdr:opencode, opencode, working, 12, id ses_root)",
+                "HOOK(herdr:opencode, opencode, idle, 13, id ses_root)",
+            ],
+            ["idle", "idle", "blocked", "working", "idle"],
+            id="opencode-child-report-keeps-the-anchor",
+        ),
+        pytest.param(
+            [
+                "DET(pi, idle)",
+                "SESSION(herdr:pi, pi, path /s/a.jsonl, 10, startup)",
+                "HOOK(herdr:pi, pi, working, 11)",
+                "HOOK(herdr:pi, pi, blocked, 12)",
+                "HOOK(herdr:pi, pi, idle, 13, path /s/a.jsonl)",
+            ],
+            ["idle", "idle", "working", "blocked", "idle"],
+            id="pi-unreffed-reports-keep-the-anchor",
+        ),
+    ],
+)
+def test_full_report_without_ref_keeps_the_anchored_session(
+    events: list[str], trace: list[str]
+) -> None:
+    """Regression: a FULL report without a session ref (opencode's child sessions) used
+    to replace the anchored session with none, so every later report was buffered and the
+    pane stuck on that state; the anchored ref now carries over to the new authority."""
+    run = run_events(events)
+    assert run.trace == trace
+    assert run.st.hook is not None and run.st.hook.session_ref is not None

@@ -72,7 +72,7 @@ def _t(
 TARGETS: tuple[Target, ...] = (
     _t(
         "pi",
-        8,
+        9,
         ".pi/agent",
         "pi extension directory not found",
         env=("PI_CODING_AGENT_DIR",),
@@ -100,7 +100,7 @@ TARGETS: tuple[Target, ...] = (
         full=True,
         product="kimi code",
     ),
-    _t("opencode", 10, ".config/opencode", "opencode config directory not found", full=True),
+    _t("opencode", 11, ".config/opencode", "opencode config directory not found", full=True),
     _t(
         "kilo",
         4,

@@ -1,6 +1,6 @@
 // installed by herdr; managed by herdr: reinstalling the integration overwrites this file.
 // HERDR_INTEGRATION_ID=opencode
-// HERDR_INTEGRATION_VERSION=10
+// HERDR_INTEGRATION_VERSION=11
 //
 // OpenCode server plugin: reports the root session's state (working / blocked / idle) and
 // its session id to the herdr pane it runs in. Outside herdr it returns no hooks. Reports
@@ -37,6 +37,7 @@ export const HerdrAgentStatePlugin = async () => {
   let seq = Date.now() * 1000;
   let root = undefined;
   let reportedRoot = undefined;
+  let claimed = false;
   let queue = Promise.resolve();
 
   function sendOnce(line) {
@@ -73,6 +74,17 @@ export const HerdrAgentStatePlugin = async () => {
     return report("pane.report_agent", extra);
   }
 
+  // The first root-session report of this process claims the pane ("startup"): with the
+  // opencode process in the pane, herdr counts a full-lifecycle reporter's state only once
+  // a session claim anchored it. Without this, a server plugin running without our TUI
+  // plugin (`opencode run`, a TUI that never selected a session) had every report dropped.
+  function claimSession(id) {
+    const extra = { agent_session_id: id };
+    if (!claimed) extra.session_start_source = "startup";
+    claimed = true;
+    return report("pane.report_agent_session", extra);
+  }
+
   function sessionOf(event) {
     const props = event?.properties ?? {};
     return props.sessionID ?? props.info?.id ?? props.part?.sessionID;
@@ -104,7 +116,7 @@ export const HerdrAgentStatePlugin = async () => {
         if (info?.id) root = info.id;
         if (root && root !== reportedRoot) {
           reportedRoot = root;
-          await report("pane.report_agent_session", { agent_session_id: root });
+          await claimSession(root);
         }
         return;
       }
@@ -114,7 +126,7 @@ export const HerdrAgentStatePlugin = async () => {
         const status = String(typeof raw === "string" ? raw : raw?.type ?? "").toLowerCase();
         if (status === "idle") await state("idle", root);
         else if (WORKING.has(status)) await state("working", root);
-        else if (root) await report("pane.report_agent_session", { agent_session_id: root });
+        else if (root) await claimSession(root);
         return;
       }
       if (type === "session.idle") await state("idle", root);

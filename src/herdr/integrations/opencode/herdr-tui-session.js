@@ -1,6 +1,6 @@
 // installed by herdr; managed by herdr: reinstalling the integration overwrites this file.
 // HERDR_INTEGRATION_ID=opencode-tui
-// HERDR_INTEGRATION_VERSION=10
+// HERDR_INTEGRATION_VERSION=11
 //
 // OpenCode TUI plugin: when you select a root session in this pane's TUI, tells the herdr
 // pane which session it shows (so herdr resumes that one). Outside herdr it does nothing.

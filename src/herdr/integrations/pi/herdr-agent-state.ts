@@ -1,7 +1,7 @@
 // installed by herdr; managed by herdr: reinstalling the integration overwrites this file.
 // Add your own extensions beside this file instead of editing it.
 // HERDR_INTEGRATION_ID=pi
-// HERDR_INTEGRATION_VERSION=8
+// HERDR_INTEGRATION_VERSION=9
 // @ts-nocheck
 //
 // Pi extension: reports the agent's state (working / blocked / idle) and its session file
@@ -23,6 +23,7 @@ export default function herdrAgentState(pi) {
   let active = false;
   let ref = undefined;
   let working = false;
+  let settledSeen = false;
   let blocked = 0;
   let blockedLabel = undefined;
   let published = undefined;
@@ -86,8 +87,15 @@ export default function herdrAgentState(pi) {
     return enqueue("pane.report_agent", message ? { state, message } : { state });
   }
 
+  // Interactive runs only (print and RPC runs are not the pane's agent): newer Pi says
+  // `ctx.mode === "tui"`; Pi 0.73 (npm) has no `mode`, only `hasUI` (false in print/RPC).
+  function interactive(ctx) {
+    if (ctx?.mode !== undefined) return ctx.mode === "tui";
+    return ctx?.hasUI === true;
+  }
+
   pi.on("session_start", async (event, ctx) => {
-    if (ctx?.mode !== "tui") return; // print and RPC runs are not the pane's agent
+    if (!interactive(ctx)) return;
     active = true;
     refresh(ctx);
     const reason = typeof event?.reason === "string" ? event.reason : undefined;
@@ -106,7 +114,16 @@ export default function herdrAgentState(pi) {
 
   pi.on("agent_settled", async (_event, ctx) => {
     if (!active) return;
+    settledSeen = true;
     if (typeof ctx?.isIdle === "function" && !ctx.isIdle()) return;
+    working = false;
+    await publish(false);
+  });
+
+  // Pi 0.73 has no agent_settled: its agent_end ends the run (a retry starts a new one,
+  // which reports working again through agent_start).
+  pi.on("agent_end", async () => {
+    if (!active || settledSeen) return;
     working = false;
     await publish(false);
   });

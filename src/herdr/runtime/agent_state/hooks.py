@@ -179,6 +179,10 @@ def _hook_core(
     )
     if owner_conflicts and not takeover:
         return False
+    if ref is None and is_full_lifecycle(source, label):
+        # A report without a session ref (opencode's child sessions) keeps the anchored one:
+        # dropping it here un-anchored the pane and every later report was ignored.
+        ref = _anchored_ref(st, source, label)
     if ref is not None and not _mastracode_replaces_persisted(st, source, label, ref):
         ref = _conflicting_same_owner_ref(st, source, label, ref, None) or ref
     if _live_full_conflicts_with_session(st, source, label, ref):
