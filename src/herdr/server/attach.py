@@ -10,8 +10,9 @@ scrolls, pane-area size and view on the same connection; commands (split, close,
 focus…) go through the normal public methods on separate connections. Every message
 is declared, with its fields, in :mod:`herdr.api.attach_messages`.
 
-Sizes: the most recently active client (attach, input, resize) decides the session
-area; after the last client leaves, the PTYs keep their last size (herdr-spec §1.1).
+Sizes: the most recently active client (attach, input, resize, view) decides the
+session area; when it detaches the size passes to the most recently active one left;
+after the last client leaves, the PTYs keep their last size (herdr-spec §1.1).
 A size is at most :data:`~herdr.api.limits.MAX_SIZE_CELLS` each way: ``client.attach``
 refuses more (``invalid_params``); a ``resize`` line, which has no answer, is clamped.
 
@@ -420,6 +421,9 @@ class AttachRegistry:
         client.on_output.clear()
         if not self.clients:
             self.screens.clear()
+            return
+        # The size passes to the most recently active client that is left.
+        self.apply_size(max(self.clients.values(), key=lambda c: c.last_active))
 
     def _watch(self, client: AttachedClient, terms: dict[str, Terminal]) -> None:
         for tid, term in list(client.watching.items()):
@@ -614,6 +618,8 @@ class AttachRegistry:
                 client.focused = focused
             after = client.view_tab(host.session)
             self.refresh_views()
+            if client.focused:  # a view change is activity (losing focus is not)
+                self.touch(client)
             if after is not None and client.focused:
                 changed = before is None or before[1] is not after[1]
                 if changed or not was_focused:
