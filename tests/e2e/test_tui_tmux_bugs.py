@@ -65,3 +65,29 @@ def test_smaller_client_hands_the_size_back_on_detach(tui: Tui) -> None:
         lambda s: "│" in s.split("\n")[ROWS - 2][40:], message="big client did not grow back"
     )
     _keep("item1-big-client-after-small-detached", screen)
+
+
+def test_broken_config_shows_the_whole_error_until_fixed(tui: Tui) -> None:
+    config = tui.root / "c" / "herdr" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("[ui\nsidebar_width = 30\n")
+    tui.open()
+    where = f"{config}:1:4: error: TOML syntax error"
+    screen = tui.wait_for(lambda s: "config.toml problems" in s, message="no config banner")
+    _keep("item3-start-up-banner", screen)
+    flat = "".join(line.strip() for line in screen.split("\n"))
+    assert where.replace(" ", "") in flat.replace(" ", "")  # whole, with file:line:col
+    # still broken: prefix+R says what failed, the banner stays
+    config.write_text("[ui]\nsidebar_widht = 30\n[ui\n")
+    tui.keys("C-b", "R")
+    screen = tui.wait_text("config reload failed")
+    _keep("item3-reload-failed", screen)
+    assert "config.toml problems" in screen
+    # fixed: the banner goes, the notice says reloaded
+    config.write_text("[ui]\nsidebar_width = 30\n")
+    tui.keys("C-b", "R")
+    screen = tui.wait_for(
+        lambda s: "config reloaded" in s and "config.toml problems" not in s,
+        message="banner did not go away after the fix",
+    )
+    _keep("item3-fixed", screen)

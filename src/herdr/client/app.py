@@ -43,6 +43,7 @@ from herdr.api.attach_messages import Toast as ToastLine
 from herdr.api.limits import MAX_SIZE_CELLS
 from herdr.client import actions as a
 from herdr.client import copymode as cm
+from herdr.client.banner import overlay_banner
 from herdr.client.bindings import Bindings, help_entries, load_bindings
 from herdr.client.build_view import (
     Look,
@@ -71,6 +72,7 @@ from herdr.client.terminal import HostTerminal, write_all
 from herdr.client.toast import Toast, make_toast
 from herdr.client.toast import overlay as toast_overlay
 from herdr.client.view import Frame, PaneView, ViewState, pane_area
+from herdr.config.health import read_health
 from herdr.config.paths import config_file
 from herdr.runtime.client_text import notification_text, window_title_text
 
@@ -108,6 +110,7 @@ class App:
         self.message = "; ".join(str(e) for e in errors)[:200]
         if self.settings.warnings:
             self.message = "; ".join(self.settings.warnings)[:200]
+        self.config_banner = self._config_problems()  # shown until the file is fixed
         self.machine = KeyMachine(bindings)
         self.help = help_entries(bindings)
         self._look = _look(self.settings, self.help)
@@ -450,6 +453,8 @@ class App:
             self.write(keyboard_mirror(self.host_keyboard, keyboard))
             self.host_keyboard = keyboard
         frame = compose(*self.view_parts())
+        if self.config_banner:
+            frame = overlay_banner(frame, self.config_banner)
         if self.toast is not None:
             frame = toast_overlay(frame, self.toast)
         data = render(self.frame, frame, force=force)
@@ -739,8 +744,21 @@ class App:
                 notes.extend(f"server: {d}" for d in diagnostics if isinstance(d, str))
         path = self.config_path or Path(config_file(os.environ))
         notes.extend(self.reload_settings(load_ui_settings(path)))
-        head = "config reloaded" if not isinstance(error, dict) else "client config reloaded"
-        self.notice("; ".join([head, *notes])[:200])
+        self.config_banner = self._config_problems()
+        health = read_health(path=str(path))
+        if health.status == "error":  # say what failed first, not "reloaded"
+            head = f"config reload failed: {health.lines()[0]}"
+        elif health.status == "warning":
+            head = f"config reloaded with warnings: {health.lines()[0]}"
+        else:
+            head = "config reloaded" if not isinstance(error, dict) else "client config reloaded"
+        self.notice("; ".join([head, *notes])[:400])
+        self.schedule_draw()
+
+    def _config_problems(self) -> tuple[str, ...]:
+        """Every problem of the config file, ``file:line:col: …`` (for the banner)."""
+        path = self.config_path or Path(config_file(os.environ))
+        return tuple(read_health(path=str(path)).lines())
 
     def reload_settings(self, settings: UiSettings) -> list[str]:
         """Apply re-read ``[ui]`` settings and key bindings; returns the warnings.
