@@ -91,3 +91,29 @@ def test_broken_config_shows_the_whole_error_until_fixed(tui: Tui) -> None:
         message="banner did not go away after the fix",
     )
     _keep("item3-fixed", screen)
+
+
+def _first_pane_line(screen: str) -> str:
+    """The first text row of the (single) pane: right of the sidebar, below the title."""
+    lines = screen.split("\n")
+    left = lines[2].index("│") + 1
+    return lines[2][left:].strip()
+
+
+def test_wheel_over_less_scrolls_less(tui: Tui) -> None:
+    (tui.root / "work" / "long.txt").write_text("".join(f"line {n}\n" for n in range(1, 301)))
+    tui.open()
+    tui.wait_for(_prompt_ready, message="no prompt")
+    tui.literal("less long.txt")
+    tui.keys("Enter")
+    tui.wait_for(lambda s: _first_pane_line(s) == "line 1", message="less did not start")
+    # two notches down over the pane (SGR wheel: button 65), 3 lines each
+    tui.literal("\x1b[<65;60;10M\x1b[<65;60;10M")
+    screen = tui.wait_for(lambda s: _first_pane_line(s) == "line 7", message="wheel did not scroll")
+    _keep("item5-less-after-two-notches-down", screen)
+    assert "q quit" not in screen  # no copy mode (its hint is in the tab bar)
+    tui.literal("\x1b[<64;60;10M")  # one notch up
+    screen = tui.wait_for(lambda s: _first_pane_line(s) == "line 4", message="wheel up failed")
+    _keep("item5-less-after-one-notch-up", screen)
+    tui.literal("q")
+    tui.wait_for(_prompt_ready, message="less did not quit")

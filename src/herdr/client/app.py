@@ -72,6 +72,7 @@ from herdr.client.terminal import HostTerminal, write_all
 from herdr.client.toast import Toast, make_toast
 from herdr.client.toast import overlay as toast_overlay
 from herdr.client.view import Frame, PaneView, ViewState, pane_area
+from herdr.client.wheel import sends_arrows, wheel_keys
 from herdr.config.health import read_health
 from herdr.config.paths import config_file
 from herdr.runtime.client_text import notification_text, window_title_text
@@ -892,6 +893,12 @@ class App:
                 return
         if event.kind == "wheel" and pane_hit is not None:
             wheel = event.button in ("wheel_up", "wheel_down")
+            shown = self.panes.get(pane_hit[0])
+            if wheel and shown is not None and sends_arrows(shown.alt, shown.mouse):
+                up = event.button == "wheel_up"  # less/man: no scrollback, arrows scroll
+                keys = wheel_keys(up, self.settings.scroll_lines, app_cursor=shown.app_cursor)
+                self.conn.send(Input(pane_id=pane_hit[0], data=keys))
+                return
             if wheel and self.copy_wheel(pane_hit[0], event.button == "wheel_up"):
                 return
             if wheel:

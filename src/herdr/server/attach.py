@@ -101,6 +101,7 @@ class _Screen:
     app_cursor: bool = False
     kitty: int = 0  # kitty keyboard flags, mirrored onto the host by the client
     mok: int = 0  # modifyOtherKeys level, likewise
+    alt: bool = False  # on the alternate screen: the client's wheel sends arrow keys
     scrolled: bool = False
     offset: int = 0  # rows the viewport is scrolled up into the scrollback
     total: int = 0  # scrollback + screen rows
@@ -136,6 +137,7 @@ class _Screen:
         self.app_cursor = modes.application_cursor
         self.kitty = modes.kitty_flags
         self.mok = modes.modify_other_keys
+        self.alt = modes.alternate_screen
 
     def _viewport(self, term: Terminal, offset: int) -> None:
         """Rows of a viewport scrolled ``offset`` rows up into the scrollback."""
@@ -175,6 +177,7 @@ class _Sent:
     app_cursor: bool
     keyboard: tuple[int, int]
     scroll: tuple[int, int] = (0, 0)  # (offset, total)
+    alt: bool = False
 
 
 @dataclass(eq=False)
@@ -544,6 +547,7 @@ class AttachRegistry:
                 and sent.app_cursor == screen.app_cursor
                 and sent.keyboard == (screen.kitty, screen.mok)
                 and sent.scroll == (screen.offset, screen.total)
+                and sent.alt == screen.alt
             ):
                 return None
             rows = [(y, r) for y, r in enumerate(screen.rows) if screen.vers[y] > sent.ver]
@@ -556,6 +560,7 @@ class AttachRegistry:
             screen.app_cursor,
             (screen.kitty, screen.mok),
             (screen.offset, screen.total),
+            screen.alt,
         )
         return encode_line(
             Rows(
@@ -570,6 +575,7 @@ class AttachRegistry:
                 full=full,
                 offset=screen.offset,
                 total=screen.total,
+                alt=screen.alt,
             )
         )
 
