@@ -43,6 +43,7 @@ def test_view_change_is_activity(workspace: ServerHandle) -> None:
         b = Stream(str(workspace.socket_path), {"cols": 70, "rows": 20})
         try:
             b.pump(lambda: b.state.get("area") == [70, 20])
+            a.pump(lambda: a.state.get("area") == [70, 20])  # a has seen b's size first
             a.send({"t": "view", "workspace_id": "w1", "tab_id": "w1:t1", "focused": True})
             a.pump(lambda: a.state.get("area") == [100, 30])
             b.send({"t": "view", "workspace_id": "w1", "tab_id": "w1:t1", "focused": True})
