@@ -127,6 +127,7 @@ CASES = [
             full=False,
             offset=3,
             total=124,
+            alt=True,
         ),
         {
             "t": "rows",
@@ -141,6 +142,7 @@ CASES = [
             "full": False,
             "offset": 3,
             "total": 124,
+            "alt": True,
         },
     ),
     Case(
@@ -159,6 +161,7 @@ CASES = [
             "full": True,
             "offset": 0,
             "total": 1,
+            "alt": False,
         },
     ),
     Case("bye", am.Bye(reason="server_stopping"), {"t": "bye", "reason": "server_stopping"}),

@@ -188,6 +188,7 @@ class Rows(_FromServer, frozen=True, kw_only=True, tag="rows"):
     full: Annotated[bool, _doc("Every row is included (rows not listed are blank)")] = False
     offset: Annotated[int, _doc("Rows the viewport is scrolled up into the scrollback")] = 0
     total: Annotated[int, _doc("Scrollback plus screen rows; 0: not told (the height)")] = 0
+    alt: Annotated[bool, _doc("The pane's program is on the alternate screen")] = False
 
 
 class Bye(_FromServer, frozen=True, kw_only=True, tag="bye"):

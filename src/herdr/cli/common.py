@@ -10,6 +10,7 @@ import os
 from collections.abc import Callable
 
 from herdr.cli.main import UsageError
+from herdr.cli.transport import TABLE_METHODS
 
 TYPE_CHECKING = False  # keep typing off the CLI path
 if TYPE_CHECKING:
@@ -62,6 +63,10 @@ def verb(
 ) -> argparse.ArgumentParser:
     """A verb that sends ``method`` with ``build(args)`` and prints the envelope."""
     parser = verbs.add_parser(name, help=helptext)
+    if method in TABLE_METHODS:
+        parser.add_argument(
+            "--json", action="store_true", help="print JSON (the default when not a terminal)"
+        )
 
     def run(args: argparse.Namespace) -> int:
         from herdr.cli.transport import call_and_print

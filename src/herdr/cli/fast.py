@@ -38,8 +38,9 @@ SESSION_FLAG = "--session"
 class Args:
     """What :func:`~herdr.cli.transport.call_and_print` reads of an argparse namespace."""
 
-    def __init__(self, session: str | None, noun: str, verb: str) -> None:
+    def __init__(self, session: str | None, noun: str, verb: str, json: bool = False) -> None:
         self.session = session
+        self.json = json  # list verbs: JSON even on a terminal
         self.noun = noun  # the request id is cli:<noun>:<verb>, as on the argparse path
         self.verb = verb
 
@@ -82,14 +83,18 @@ def parse(
 
 def run_simple(argv: Sequence[str]) -> int | None:
     """Run a simple command line and return its exit code, or ``None`` if it is not one."""
-    parsed = parse(argv)
+    as_json = "--json" in argv
+    parsed = parse([a for a in argv if a != "--json"] if as_json else argv)
     if parsed is None:
         return None
     method, params, session, (noun, verb) = parsed
-    from herdr.cli.transport import call_and_print
+    from herdr.cli.transport import TABLE_METHODS, call_and_print
 
+    if as_json and method not in TABLE_METHODS:
+        return None  # --json belongs to the list verbs: argparse reports it
     try:
-        return call_and_print(Args(session, noun, verb), method, params)  # type: ignore[arg-type]
+        args = Args(session, noun, verb, as_json)
+        return call_and_print(args, method, params)  # type: ignore[arg-type]
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -75,8 +75,18 @@ def server_stop(args: argparse.Namespace) -> int:
 
 
 def run_reload_config(args: argparse.Namespace) -> int:
-    """``herdr server reload-config``: the ``config_reload`` result (``failed`` keeps
-    the running settings; ``diagnostics`` says why)."""
-    from herdr.cli.transport import call_and_print
+    """``herdr server reload-config``: the ``config_reload`` result on stdout (``failed``
+    keeps the running settings; ``diagnostics`` says why). Exit 1 on ``failed`` and on
+    ``partial`` (invalid values fell back to defaults): a script must not read "reloaded"
+    into a config that is broken. Every problem of the file (also unknown keys, with a
+    did-you-mean) goes to stderr as ``file:line:col: …``."""
+    from herdr.cli.transport import request_or_exit
+    from herdr.config.health import read_health
 
-    return call_and_print(args, "server.reload_config", {})
+    envelope = request_or_exit(args, "server.reload_config", {})  # an error exits 1
+    print_json(envelope)
+    result = envelope.get("result")
+    status = result.get("status") if isinstance(result, dict) else None
+    for line in read_health().lines():
+        sys.stderr.write(line + "\n")
+    return 1 if status in ("failed", "partial") else 0

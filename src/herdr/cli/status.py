@@ -194,18 +194,29 @@ def run_status(args: argparse.Namespace) -> int:
             print(f"next: {_next(server)}")
         return 0
     client = client_status(args)
+    from herdr.config.health import read_health  # config health: only the full report
+
+    config = read_health()
     if args.json:
         print_json(
             {
                 "client": client,
                 "server": server,
                 "update": {"restart_needed": server["restart_needed"]},
+                "config": config.as_dict(),
             }
         )
         return 0
-    lines = [f"summary: {_summary(server)}", "", "client:", *_client_lines(client, "  ")]
+    summary, next_step = _summary(server), _next(server)
+    if config.status == "error":
+        summary += "; config.toml has errors"
+        if next_step == "no action needed":
+            next_step = f"fix {config.path} (`herdr config check` lists every problem)"
+    lines = [f"summary: {summary}", "", "client:", *_client_lines(client, "  ")]
     lines += ["", "server:", *_server_lines(server, "  ")]
+    lines += ["", "config:", f"  status: {config.status}", f"  path: {config.path}"]
+    lines += [f"  {line}" for line in config.lines()]
     lines += ["", "update:", f"  restart_needed: {_label(server['restart_needed'])}"]
-    lines += ["", f"next: {_next(server)}"]
+    lines += ["", f"next: {next_step}"]
     print("\n".join(lines))
     return 0

@@ -253,6 +253,10 @@ def request_or_exit(
     return envelope
 
 
+# Printed as a table (herdr.cli.tables) when stdout is a TTY and --json was not given.
+TABLE_METHODS = frozenset({"pane.list", "tab.list", "workspace.list", "agent.list"})
+
+
 def print_json(doc: object) -> None:
     """One compact JSON line on stdout (what scripts pipe into ``jq``)."""
     sys.stdout.write(jsonlite.dumps_compact(doc) + "\n")
@@ -268,6 +272,14 @@ def call_and_print(
 ) -> int:
     """The common verb: request, print the full envelope (unless a silent verb), exit 0."""
     envelope = request_or_exit(args, method, params, timeout=timeout)
-    if not silent:
-        print_json(envelope)
+    if silent:
+        return 0
+    if method in TABLE_METHODS and not getattr(args, "json", False) and sys.stdout.isatty():
+        from herdr.cli.tables import render  # a person at a terminal: a table
+
+        table = render(method, envelope.get("result"), os.environ.get("HOME", ""))
+        if table is not None:
+            sys.stdout.write(table)
+            return 0
+    print_json(envelope)
     return 0

@@ -44,6 +44,7 @@ from herdr.api.attach_messages import Toast as ToastLine
 from herdr.api.limits import MAX_SIZE_CELLS
 from herdr.client import actions as a
 from herdr.client import copymode as cm
+from herdr.client.banner import overlay_banner
 from herdr.client.bindings import Bindings, help_entries, load_bindings
 from herdr.client.build_view import (
     Look,
@@ -72,6 +73,8 @@ from herdr.client.terminal import HostTerminal, write_all
 from herdr.client.toast import Toast, make_toast
 from herdr.client.toast import overlay as toast_overlay
 from herdr.client.view import Frame, PaneView, ViewState, pane_area
+from herdr.client.wheel import sends_arrows, wheel_keys
+from herdr.config.health import read_health
 from herdr.config.paths import config_file, state_dir
 from herdr.persist import dismissals
 from herdr.runtime.client_text import notification_text, window_title_text
@@ -110,6 +113,7 @@ class App:
         self.message = "; ".join(str(e) for e in errors)[:200]
         if self.settings.warnings:
             self.message = "; ".join(self.settings.warnings)[:200]
+        self.config_banner = self._config_problems()  # shown until the file is fixed
         self.machine = KeyMachine(bindings)
         self.help = help_entries(bindings)
         self._look = _look(self.settings, self.help)
@@ -469,6 +473,8 @@ class App:
             self.write(keyboard_mirror(self.host_keyboard, keyboard))
             self.host_keyboard = keyboard
         frame = compose(*self.view_parts())
+        if self.config_banner:
+            frame = overlay_banner(frame, self.config_banner)
         if self.toast is not None:
             frame = toast_overlay(frame, self.toast)
         data = render(self.frame, frame, force=force)
@@ -758,8 +764,21 @@ class App:
                 notes.extend(f"server: {d}" for d in diagnostics if isinstance(d, str))
         path = self.config_path or Path(config_file(os.environ))
         notes.extend(self.reload_settings(load_ui_settings(path)))
-        head = "config reloaded" if not isinstance(error, dict) else "client config reloaded"
-        self.notice("; ".join([head, *notes])[:200])
+        self.config_banner = self._config_problems()
+        health = read_health(path=str(path))
+        if health.status == "error":  # say what failed first, not "reloaded"
+            head = f"config reload failed: {health.lines()[0]}"
+        elif health.status == "warning":
+            head = f"config reloaded with warnings: {health.lines()[0]}"
+        else:
+            head = "config reloaded" if not isinstance(error, dict) else "client config reloaded"
+        self.notice("; ".join([head, *notes])[:400])
+        self.schedule_draw()
+
+    def _config_problems(self) -> tuple[str, ...]:
+        """Every problem of the config file, ``file:line:col: …`` (for the banner)."""
+        path = self.config_path or Path(config_file(os.environ))
+        return tuple(read_health(path=str(path)).lines())
 
     def reload_settings(self, settings: UiSettings) -> list[str]:
         """Apply re-read ``[ui]`` settings and key bindings; returns the warnings.
@@ -893,6 +912,12 @@ class App:
                 return
         if event.kind == "wheel" and pane_hit is not None:
             wheel = event.button in ("wheel_up", "wheel_down")
+            shown = self.panes.get(pane_hit[0])
+            if wheel and shown is not None and sends_arrows(shown.alt, shown.mouse):
+                up = event.button == "wheel_up"  # less/man: no scrollback, arrows scroll
+                keys = wheel_keys(up, self.settings.scroll_lines, app_cursor=shown.app_cursor)
+                self.conn.send(Input(pane_id=pane_hit[0], data=keys))
+                return
             if wheel and self.copy_wheel(pane_hit[0], event.button == "wheel_up"):
                 return
             if wheel:

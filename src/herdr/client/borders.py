@@ -111,8 +111,13 @@ def main_template(key: MainKey) -> tuple[tuple[tuple[Item, ...], ...], tuple[Reg
     border = BORDER
     ring = rects[focused] if focused is not None else None
 
+    # The layout's extent: past it (a smaller session size set by another client) the
+    # cells are unused, drawn blank and never joined into border junctions.
+    ext_w = max((r.right for r in rects if r is not None), default=width)
+    ext_h = max((r.bottom for r in rects if r is not None), default=height)
+
     def gap(x: int, y: int) -> bool:
-        return 0 <= x < width and 0 <= y < height and owner[y][x] < 0
+        return 0 <= x < ext_w and 0 <= y < ext_h and owner[y][x] < 0
 
     # Title runs: the gap cells right above each pane's top row.
     titles: dict[int, list[tuple[int, int, str]]] = {}
@@ -165,6 +170,11 @@ def main_template(key: MainKey) -> tuple[tuple[tuple[Item, ...], ...], tuple[Reg
             cells: list[str] = []
             styles: list[str] = []
             while x < stop and row_owner[x] < 0:
+                if x >= ext_w or y >= ext_h:
+                    cells.append(" ")
+                    styles.append("")
+                    x += 1
+                    continue
                 up, down = gap(x, y - 1), gap(x, y + 1)
                 left, right = gap(x - 1, y), gap(x + 1, y)
                 cells.append(_BOX[(up, down, left, right)])

@@ -23,6 +23,7 @@ class PaneMirror:
     keyboard: tuple[int, int] = (0, 0)  # (kitty flags, modifyOtherKeys level), likewise
     size: tuple[int, int] = (0, 0)  # (cols, rows)
     scroll: tuple[int, int] = (0, 0)  # (offset into the scrollback, total rows)
+    alt: bool = False  # on the alternate screen (less, man): the wheel sends arrow keys
 
 
 def apply_rows(before: PaneMirror | None, msg: Rows) -> PaneMirror:
@@ -46,4 +47,5 @@ def apply_rows(before: PaneMirror | None, msg: Rows) -> PaneMirror:
         keyboard=(msg.kitty, msg.mok),
         size=msg.size,
         scroll=(msg.offset, msg.total or height),
+        alt=msg.alt,
     )

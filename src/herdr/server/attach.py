@@ -10,8 +10,9 @@ scrolls, pane-area size and view on the same connection; commands (split, close,
 focus…) go through the normal public methods on separate connections. Every message
 is declared, with its fields, in :mod:`herdr.api.attach_messages`.
 
-Sizes: the most recently active client (attach, input, resize) decides the session
-area; after the last client leaves, the PTYs keep their last size (herdr-spec §1.1).
+Sizes: the most recently active client (attach, input, resize, view) decides the
+session area; when it detaches the size passes to the most recently active one left;
+after the last client leaves, the PTYs keep their last size (herdr-spec §1.1).
 A size is at most :data:`~herdr.api.limits.MAX_SIZE_CELLS` each way: ``client.attach``
 refuses more (``invalid_params``); a ``resize`` line, which has no answer, is clamped.
 
@@ -100,6 +101,7 @@ class _Screen:
     app_cursor: bool = False
     kitty: int = 0  # kitty keyboard flags, mirrored onto the host by the client
     mok: int = 0  # modifyOtherKeys level, likewise
+    alt: bool = False  # on the alternate screen: the client's wheel sends arrow keys
     scrolled: bool = False
     offset: int = 0  # rows the viewport is scrolled up into the scrollback
     total: int = 0  # scrollback + screen rows
@@ -135,6 +137,7 @@ class _Screen:
         self.app_cursor = modes.application_cursor
         self.kitty = modes.kitty_flags
         self.mok = modes.modify_other_keys
+        self.alt = modes.alternate_screen
 
     def _viewport(self, term: Terminal, offset: int) -> None:
         """Rows of a viewport scrolled ``offset`` rows up into the scrollback."""
@@ -174,6 +177,7 @@ class _Sent:
     app_cursor: bool
     keyboard: tuple[int, int]
     scroll: tuple[int, int] = (0, 0)  # (offset, total)
+    alt: bool = False
 
 
 @dataclass(eq=False)
@@ -420,6 +424,9 @@ class AttachRegistry:
         client.on_output.clear()
         if not self.clients:
             self.screens.clear()
+            return
+        # The size passes to the most recently active client that is left.
+        self.apply_size(max(self.clients.values(), key=lambda c: c.last_active))
 
     def _watch(self, client: AttachedClient, terms: dict[str, Terminal]) -> None:
         for tid, term in list(client.watching.items()):
@@ -540,6 +547,7 @@ class AttachRegistry:
                 and sent.app_cursor == screen.app_cursor
                 and sent.keyboard == (screen.kitty, screen.mok)
                 and sent.scroll == (screen.offset, screen.total)
+                and sent.alt == screen.alt
             ):
                 return None
             rows = [(y, r) for y, r in enumerate(screen.rows) if screen.vers[y] > sent.ver]
@@ -552,6 +560,7 @@ class AttachRegistry:
             screen.app_cursor,
             (screen.kitty, screen.mok),
             (screen.offset, screen.total),
+            screen.alt,
         )
         return encode_line(
             Rows(
@@ -566,6 +575,7 @@ class AttachRegistry:
                 full=full,
                 offset=screen.offset,
                 total=screen.total,
+                alt=screen.alt,
             )
         )
 
@@ -614,6 +624,8 @@ class AttachRegistry:
                 client.focused = focused
             after = client.view_tab(host.session)
             self.refresh_views()
+            if client.focused:  # a view change is activity (losing focus is not)
+                self.touch(client)
             if after is not None and client.focused:
                 changed = before is None or before[1] is not after[1]
                 if changed or not was_focused:

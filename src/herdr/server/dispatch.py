@@ -19,6 +19,7 @@ import orjson
 from herdr.api import protocol
 from herdr.api.schema import method_params_refs, request_defs
 from herdr.api.validate import ParamsValidator, json_type
+from herdr.server import short_ids
 from herdr.server.core import ApiError, Result, encode
 from herdr.server.transport import Connection
 from herdr.server.wiring import Call, Server
@@ -101,6 +102,9 @@ class Dispatcher:
             if problem is not None:
                 code = protocol.INVALID_REQUEST if problem.malformed else protocol.INVALID_PARAMS
                 raise ApiError(code, str(problem))
+            if short_ids.needs_caller(params):  # p2 / t2 as shown on screen
+                sock = conn.transport.get_extra_info("socket") if conn.transport else None
+                params = short_ids.resolve_for_caller(self._server.panes, params, sock)
             call = Call(request_id, method_name, params, self._server, conn)
             outcome = method.handler(call)
             if inspect.isawaitable(outcome):

@@ -26,6 +26,7 @@ from herdr.runtime.events import EventBus
 from herdr.runtime.layout import Rect
 from herdr.runtime.terminal_title import strip_title
 from herdr.server.agents import AgentRuntime
+from herdr.server.bin_dir import ensure_shim_dir, with_bin_dir
 from herdr.server.info import ServerInfo
 from herdr.server.terminals import Terminal
 from herdr.server.views import ViewTracker
@@ -74,6 +75,7 @@ class PaneHost:
         self.terminals: dict[str, Terminal] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._bin_path = herdr_bin_path()
+        self._bin_dir = ensure_shim_dir(info.state_dir)  # `herdr` on every pane's PATH
         self.agents = AgentRuntime(self, self.env, views)
 
     # -- identity ----------------------------------------------------------------
@@ -214,6 +216,7 @@ class PaneHost:
         env["TERM"] = "xterm-256color"
         env.setdefault("COLORTERM", "truecolor")
         env.update(loc.pane.env)
+        env["PATH"] = with_bin_dir(env.get("PATH"), self._bin_dir)
         # herdr is the terminal the pane's program talks to: the outer terminal's
         # TERM_PROGRAM (and its version) would be a lie inside a pane.
         env.update(
