@@ -130,6 +130,13 @@ class SubmitPrompt:
 
 
 @dataclass(frozen=True, slots=True)
+class CancelPrompt:
+    """Esc in the prompt: nothing is sent (a search puts the cursor back)."""
+
+    prompt: Prompt
+
+
+@dataclass(frozen=True, slots=True)
 class CopyKey:
     """A key pressed in copy mode: the app runs it through :mod:`herdr.client.copymode`
     (keys never reach the pane there)."""
@@ -190,6 +197,7 @@ Action: TypeAlias = (
     | ResizeDir
     | PromptChanged
     | SubmitPrompt
+    | CancelPrompt
     | CopyKey
     | CyclePane
     | SwitchTab

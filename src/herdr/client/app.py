@@ -43,6 +43,8 @@ from herdr.api.attach_messages import Toast as ToastLine
 from herdr.api.limits import MAX_SIZE_CELLS
 from herdr.client import actions as a
 from herdr.client import copymode as cm
+from herdr.client import copysearch as cs
+from herdr.client import searching
 from herdr.client.bindings import Bindings, help_entries, load_bindings
 from herdr.client.build_view import (
     Look,
@@ -121,7 +123,12 @@ class App:
         self.panes: dict[str, PaneMirror] = {}  # pane id → what the stream last told
         self.copy: cm.CopyState | None = None  # copy mode on the focused pane
         self.copied = ""  # the last text put on the host clipboard (tests read it)
-        self._copy_paint: tuple[tuple[str, ...], cm.CopyState, tuple[str, ...]] | None = None
+        self._copy_paint: (
+            tuple[tuple[str, ...], cm.CopyState, cs.Search | None, tuple[str, ...]] | None
+        ) = None
+        self.search: cs.Search | None = None  # copy mode's last search (/ ? n N)
+        self.search_origin: tuple[int, int] | None = None  # the cursor when / was typed
+        self.search_seq = 0  # answers to older keystrokes are dropped
         self.host_app_cursor = False  # DECCKM mirrored from the focused pane
         # (kitty flags, modifyOtherKeys level) as mirrored on the host from the focused
         # pane: the host then encodes keys as that program asked, and they pass unchanged
@@ -165,6 +172,8 @@ class App:
             ),
             cm.Copy: lambda before, e: self.copy_selection(before, e.selection),
             cm.Leave: lambda _before, _e: self.leave_copy(),
+            cm.StartSearch: lambda _before, e: searching.start(self, e.direction),
+            cm.RepeatSearch: lambda _before, e: searching.repeat(self, e.reverse),
         }
 
     # -- lifecycle ----------------------------------------------------------------------
@@ -411,16 +420,24 @@ class App:
             self.ws_id,
             self.tab_id,
             self.selected_ws,
-            copy.position() if copy is not None else "",
+            self._copy_status(copy),
         )
 
+    def _copy_status(self, copy: cm.CopyState | None) -> str:
+        if copy is None:
+            return ""
+        search = self.search
+        return f"{copy.position()} {search.status()}" if search is not None else copy.position()
+
     def _painted(self, rows: tuple[str, ...], copy: cm.CopyState) -> tuple[str, ...]:
-        """The copy pane's rows with selection and cursor (kept while neither changed)."""
+        """The copy pane's rows with search matches, selection and cursor (kept while
+        none of them changed)."""
         cached = self._copy_paint
-        if cached is not None and cached[0] is rows and cached[1] == copy:
-            return cached[2]
-        painted = cm.paint(rows, copy)
-        self._copy_paint = (rows, copy, painted)
+        search = self.search
+        if cached is not None and cached[0] is rows and cached[1] == copy and cached[2] is search:
+            return cached[3]
+        painted = cm.paint(cs.paint(rows, copy.top, copy.width, search), copy)
+        self._copy_paint = (rows, copy, search, painted)
         return painted
 
     # -- drawing ----------------------------------------------------------------------------
@@ -609,6 +626,13 @@ class App:
         """Back to terminal mode; the pane returns to its live bottom."""
         copy, self.copy = self.copy, None
         self._copy_paint = None
+        self.search = None
+        self.search_origin = None
+        self.search_seq += 1
+        prompt = self.machine.prompt
+        if prompt is not None and prompt.kind == "search":
+            for action in self.machine.set_mode("terminal"):
+                self.do(action)
         if copy is not None:
             self.conn.send(Scroll(pane_id=copy.pane_id, delta=TO_BOTTOM))
         if self.machine.mode == "copy":
@@ -709,9 +733,22 @@ class App:
         for action in self.machine.open_prompt(prompt):
             self.do(action)
 
+    def prompt_changed(self, prompt: Prompt) -> None:
+        if prompt.kind == "search":
+            searching.typed(self, prompt)
+        self.schedule_draw()
+
+    def cancel_prompt(self, prompt: Prompt) -> None:
+        if prompt.kind == "search":
+            searching.cancel(self)
+        self.schedule_draw()
+
     def submit_prompt(self, prompt: Prompt) -> None:
         """Send the typed name; the server's answer (or error) comes back as a notice or
         through the state stream."""
+        if prompt.kind == "search":
+            searching.submit(self, prompt)
+            return
         method = f"{prompt.kind}.rename"
         key = {"workspace": "workspace_id", "tab": "tab_id", "pane": "pane_id"}[prompt.kind]
         self.request(method, {key: prompt.target, "label": prompt.text})

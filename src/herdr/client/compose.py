@@ -380,6 +380,8 @@ def _overlay_prompt(
     accent = color_sgr(view.accent)
     badge = f" {prompt.title.upper()} "
     hint = [(" enter ok · esc cancel ", DIM)]
+    if prompt.kind == "search" and view.copy_position:
+        hint = [(f" {view.copy_position} · enter ok · esc back ", DIM)]
     room = width - text_width(badge) - 2
     if room - text_width(hint[0][0]) >= 16:
         room -= text_width(hint[0][0])
@@ -393,8 +395,9 @@ def _overlay_prompt(
     shown = head + tail
     while shown and text_width(shown) > room:
         shown = shown[:-1]
+    text_style = sgr(7) if prompt.selected else sgr(4)  # selected: typing replaces it
     line = fit_segments(
-        [(badge, sgr(1, 7, accent)), (" ", ""), (shown, sgr(4))], width, hint, min_left=0
+        [(badge, sgr(1, 7, accent)), (" ", ""), (shown, text_style)], width, hint, min_left=0
     )
     out[y] = slice_ansi(out[y], 0, x0) + line
     return out, (x0 + text_width(badge) + 1 + text_width(head), y)

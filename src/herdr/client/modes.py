@@ -20,6 +20,7 @@ from herdr.client.actions import (
     HELP,
     Action,
     Bound,
+    CancelPrompt,
     Command,
     CopyKey,
     Direction,
@@ -73,6 +74,7 @@ class KeyMachine:
         self._mode: Mode = "terminal"
         self._swallowed: set[str] = set()  # keys whose press we consumed (kitty releases)
         self._prompt: Prompt | None = None
+        self._prompt_back: Mode = "terminal"  # the mode enter/esc return to
 
     @property
     def mode(self) -> Mode:
@@ -94,9 +96,11 @@ class KeyMachine:
         self._mode = mode
         return [ModeChanged(mode)]
 
-    def open_prompt(self, prompt: Prompt) -> list[Action]:
-        """Start editing ``prompt``: keys and pastes go to it until enter or esc."""
+    def open_prompt(self, prompt: Prompt, back: Mode = "terminal") -> list[Action]:
+        """Start editing ``prompt``: keys and pastes go to it until enter or esc, which
+        return to ``back`` (copy mode, for a search)."""
         self._prompt = prompt
+        self._prompt_back = back
         if self._mode == "prompt":
             return [PromptChanged(prompt)]
         self._mode = "prompt"
@@ -182,11 +186,13 @@ class KeyMachine:
             return self.set_mode("terminal")
         prompt, outcome = edit(self._prompt, event)
         if outcome == "submit":
-            actions = self.set_mode("terminal")
+            actions = self.set_mode(self._prompt_back)
             actions.append(SubmitPrompt(prompt))
             return actions
         if outcome == "cancel":
-            return self.set_mode("terminal")
+            actions = self.set_mode(self._prompt_back)
+            actions.append(CancelPrompt(prompt))
+            return actions
         if outcome == "edit":
             self._prompt = prompt
             return [PromptChanged(prompt)]

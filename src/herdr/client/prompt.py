@@ -13,7 +13,7 @@ from typing import Literal
 
 from herdr.client.input import ALT, CTRL, HYPER, META, SHIFT, SUPER, Key, Paste
 
-PromptKind = Literal["workspace", "tab", "pane"]
+PromptKind = Literal["workspace", "tab", "pane", "search", "command"]
 Outcome = Literal["edit", "submit", "cancel", "ignore"]
 
 MAX_TEXT = 256  # a label longer than this is a paste accident, not a name
@@ -28,16 +28,35 @@ class Prompt:
     target: str  # workspace, tab or pane id
     text: str = ""
     cursor: int = 0
+    selected: bool = False  # the whole prefilled text is selected: typing replaces it
 
     @property
     def title(self) -> str:
+        if self.kind == "search":
+            return "search"
+        if self.kind == "command":
+            return ":"
         return f"rename {self.kind}"
 
 
-def open_prompt(kind: PromptKind, target: str, current: str) -> Prompt:
-    """A prompt prefilled with the current name, cursor at its end."""
+def open_prompt(kind: PromptKind, target: str, current: str, *, select: bool = True) -> Prompt:
+    """A prompt prefilled with the current name, cursor at its end and the name
+    selected (as in a GUI rename): typing replaces it, an arrow key keeps it."""
     text = _clean(current)[:MAX_TEXT]
-    return Prompt(kind, target, text, len(text))
+    return Prompt(kind, target, text, len(text), select and bool(text))
+
+
+def _selection_edit(prompt: Prompt, event: Key) -> tuple[Prompt, Outcome] | None:
+    """What a key does to a selected prefill; None: the key edits as usual (it types)."""
+    key, mods = event.key, event.mods
+    ctrl = mods & CTRL and not mods & (ALT | SUPER | HYPER | META)
+    if key in ("backspace", "delete") or (ctrl and key in ("h", "d", "u", "w", "k")):
+        return replace(prompt, text="", cursor=0, selected=False), "edit"
+    if key in ("left", "home", "kp_home") or (ctrl and key == "a"):
+        return replace(prompt, cursor=0, selected=False), "edit"
+    if key in ("right", "end", "kp_end") or (ctrl and key == "e"):
+        return replace(prompt, cursor=len(prompt.text), selected=False), "edit"
+    return None
 
 
 def edit(prompt: Prompt, event: Key | Paste) -> tuple[Prompt, Outcome]:
@@ -49,9 +68,13 @@ def edit(prompt: Prompt, event: Key | Paste) -> tuple[Prompt, Outcome]:
     key, mods = event.key, event.mods
     ctrl = mods & CTRL and not mods & (ALT | SUPER | HYPER | META)
     if key in ("enter", "kp_enter") and not mods & _COMMAND_MODS:
-        return prompt, "submit"
+        return replace(prompt, selected=False), "submit"
     if key == "esc" or (ctrl and key in ("c", "g")):
-        return prompt, "cancel"
+        return replace(prompt, selected=False), "cancel"
+    if prompt.selected:
+        done = _selection_edit(prompt, event)
+        if done is not None:
+            return done
     text, cursor = prompt.text, prompt.cursor
     if key == "backspace" or (ctrl and key == "h"):
         if cursor == 0:
@@ -99,6 +122,8 @@ def _insert(prompt: Prompt, typed: str) -> tuple[Prompt, Outcome]:
     piece = piece[: max(0, room)]
     if not piece:
         return prompt, "ignore"
+    if prompt.selected:  # typing over the selected prefill replaces it
+        prompt = replace(prompt, text="", cursor=0, selected=False)
     text, cursor = prompt.text, prompt.cursor
     return _set(prompt, text[:cursor] + piece + text[cursor:], cursor + len(piece))
 

@@ -1,0 +1,104 @@
+"""End to end: issue 16's TUI features (search, confirm-close, navigator, names…) in a
+real tmux, driven by send-keys and read with capture-pane (the harness is
+``test_tui_tmux.Tui``)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# the harness lives beside its first tests (tests/e2e is on sys.path when they run)
+from test_tui_tmux import Tui, _prompt_ready  # type: ignore[import-not-found]
+
+from herdr_testing.fake_env import agent_bin
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
+
+
+@pytest.fixture
+def tui() -> Iterator[Tui]:
+    root = Path(tempfile.mkdtemp(prefix="hf", dir="/tmp"))
+    harness = Tui(root, agent_bin(root))
+    try:
+        yield harness
+    finally:
+        harness.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _styled(tui: Tui, session: str = "main") -> str:
+    return str(tui.tmux("capture-pane", "-e", "-p", "-t", session))
+
+
+def _started(tui: Tui) -> None:
+    tui.open()
+    tui.wait_for(_prompt_ready, message="no prompt")
+
+
+# ------------------------------------------------------------------- 6: copy-mode search
+
+
+def test_copy_mode_search_is_incremental_and_steps_with_n(tui: Tui) -> None:
+    _started(tui)
+    tui.literal("seq -f 'row%03g' 1 300")
+    tui.keys("Enter")
+    tui.wait_text("row300")
+    tui.keys("C-b", "[")
+    tui.wait_text("COPY")
+    tui.keys("/")
+    tui.wait_text("SEARCH")
+    tui.literal("row04")  # incremental: each key searches again, the cursor follows
+    screen = tui.wait_for(lambda s: "/row04 [1/10]" in s, message="no incremental count")
+    assert "row040" in screen  # from the bottom forward wraps to the first match
+    assert "row300" not in screen  # the view followed the match into the scrollback
+    styled = _styled(tui)
+    assert "\x1b[30;43m" in styled or "43m" in styled, "matches are not highlighted"
+    tui.literal("2")
+    tui.wait_text("/row042 [1/1]")
+    tui.keys("BSpace")
+    tui.wait_text("/row04 [1/10]")
+    tui.keys("Enter")  # keep the match; back in copy mode
+    tui.wait_for(lambda s: "SEARCH" not in s and "COPY" in s, message="enter left copy mode")
+    tui.keys("n")
+    tui.wait_text("/row04 [2/10]")
+    tui.keys("n")
+    tui.wait_text("/row04 [3/10]")
+    tui.keys("N")
+    tui.wait_text("/row04 [2/10]")
+    # a selection from a search hit copies the found text
+    tui.keys("v", "l", "l", "l", "l", "l", "y")
+    tui.wait_text("copied 1 line")
+    # ? searches backward over the whole scrollback: the first row is found
+    tui.keys("C-b", "[")
+    tui.wait_text("COPY")
+    tui.keys("?")
+    tui.literal("row001")
+    screen = tui.wait_text("?row001 [1/1]")
+    assert re.search(r"row001", screen)
+    tui.keys("Escape")  # esc puts the cursor back where it was
+    tui.wait_for(lambda s: "SEARCH" not in s and "?row001" not in s, message="esc kept it")
+    tui.keys("q")
+    tui.wait_for(lambda s: "COPY" not in s, message="q did not leave copy mode")
+    tui.wait_text("row300")
+
+
+def test_copy_mode_search_without_match_says_so(tui: Tui) -> None:
+    _started(tui)
+    tui.literal("echo alpha beta")
+    tui.keys("Enter")
+    tui.wait_text("alpha beta")
+    tui.keys("C-b", "[")
+    tui.wait_text("COPY")
+    tui.keys("n")
+    tui.wait_text("no previous search")
+    tui.keys("/")
+    tui.literal("zzzq")
+    tui.wait_text("/zzzq [no match]")
