@@ -59,6 +59,7 @@ READ_BY_OUR_CODE: dict[str, Callable[[], Any]] = {
     "ui.sound.enabled": lambda: _UI.bell,
     "ui.toast.delivery": lambda: "terminal" if _UI.osc9 else "off",
     "ui.toast.herdr.position": lambda: _UI.toast_position,
+    "ui.confirm_close": lambda: _UI.confirm_close,
     # herdr.cli: launch (nested TUI guard) and status (channel shown)
     "experimental.allow_nested": lambda: False,
     "update.channel": lambda: "stable",

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 # the harness lives beside its first tests (tests/e2e is on sys.path when they run)
-from test_tui_tmux import Tui, _prompt_ready  # type: ignore[import-not-found]
+from test_tui_tmux import TIMEOUT, Tui, _prompt_ready  # type: ignore[import-not-found]
 
+from herdr_testing import wait_until
 from herdr_testing.fake_env import agent_bin
 
 pytestmark = [
@@ -102,3 +103,76 @@ def test_copy_mode_search_without_match_says_so(tui: Tui) -> None:
     tui.keys("/")
     tui.literal("zzzq")
     tui.wait_text("/zzzq [no match]")
+
+
+# ------------------------------------------------------------------- 9: confirm_close
+
+
+def _pane_count(tui: Tui) -> int:
+    return len(tui.snapshot()["panes"])
+
+
+def _running(tui: Tui, name: str) -> None:
+    """Wait until ``name`` is the focused pane's foreground program (the shell may
+    take a moment to start it after Enter)."""
+
+    def probe() -> bool:
+        pane_id = tui.snapshot()["focused_pane_id"]
+        info = tui.request("pane.process_info", {"pane_id": pane_id})["result"]["process_info"]
+        return any(p.get("name") == name for p in info.get("foreground_processes", []))
+
+    wait_until(probe, TIMEOUT, message=f"{name} never ran in the focused pane")
+
+
+def test_closing_a_busy_pane_or_tab_asks_first(tui: Tui) -> None:
+    _started(tui)
+    tui.keys("C-b", "v")
+    wait_until(lambda: _pane_count(tui) == 2, TIMEOUT, message="no split")
+    tui.literal("cat")
+    tui.keys("Enter")
+    _running(tui, "cat")
+    tui.keys("C-b", "x")
+    screen = tui.wait_text("CLOSE PANE?")
+    assert "cat is running in this pane" in screen
+    tui.keys("n")
+    tui.wait_text("close cancelled")
+    assert _pane_count(tui) == 2
+    tui.keys("C-b", "x")
+    tui.wait_text("CLOSE PANE?")
+    tui.keys("y")
+    wait_until(lambda: _pane_count(tui) == 1, TIMEOUT, message="y did not close the pane")
+    # an idle shell closes at once
+    tui.keys("C-b", "v")
+    wait_until(lambda: _pane_count(tui) == 2, TIMEOUT, message="no split")
+    tui.wait_for(lambda s: s.count("$") >= 2, message="no second prompt")
+    tui.keys("C-b", "x")
+    wait_until(lambda: _pane_count(tui) == 1, TIMEOUT, message="idle shell not closed")
+    assert "CLOSE PANE?" not in tui.screen()
+    # a tab with a program running in it asks too
+    tui.keys("C-b", "c")
+    wait_until(lambda: len(tui.snapshot()["tabs"]) == 2, TIMEOUT, message="no new tab")
+    tui.wait_for(lambda s: "$" in s, message="no prompt in the new tab")
+    tui.literal("sleep 600")
+    tui.keys("Enter")
+    _running(tui, "sleep")
+    tui.keys("C-b", "X")
+    screen = tui.wait_text("CLOSE TAB?")
+    assert "sleep is running in this tab" in screen
+    tui.keys("Escape")
+    tui.wait_text("close cancelled")
+    assert len(tui.snapshot()["tabs"]) == 2
+
+
+def test_confirm_close_off_closes_at_once(tui: Tui) -> None:
+    config = tui.root / "c" / "herdr" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("[ui]\nconfirm_close = false\n")
+    _started(tui)
+    tui.keys("C-b", "v")
+    wait_until(lambda: _pane_count(tui) == 2, TIMEOUT, message="no split")
+    tui.literal("cat")
+    tui.keys("Enter")
+    _running(tui, "cat")
+    tui.keys("C-b", "x")
+    wait_until(lambda: _pane_count(tui) == 1, TIMEOUT, message="not closed")
+    assert "CLOSE PANE?" not in tui.screen()

@@ -42,9 +42,9 @@ from herdr.api.attach_messages import (
 from herdr.api.attach_messages import Toast as ToastLine
 from herdr.api.limits import MAX_SIZE_CELLS
 from herdr.client import actions as a
+from herdr.client import closing, searching
 from herdr.client import copymode as cm
 from herdr.client import copysearch as cs
-from herdr.client import searching
 from herdr.client.bindings import Bindings, help_entries, load_bindings
 from herdr.client.build_view import (
     Look,
@@ -129,6 +129,7 @@ class App:
         self.search: cs.Search | None = None  # copy mode's last search (/ ? n N)
         self.search_origin: tuple[int, int] | None = None  # the cursor when / was typed
         self.search_seq = 0  # answers to older keystrokes are dropped
+        self.pending_close: tuple[str, dict[str, Any]] | None = None  # waits for y
         self.host_app_cursor = False  # DECCKM mirrored from the focused pane
         # (kitty flags, modifyOtherKeys level) as mirrored on the host from the focused
         # pane: the host then encodes keys as that program asked, and they pass unchanged
@@ -741,6 +742,8 @@ class App:
     def cancel_prompt(self, prompt: Prompt) -> None:
         if prompt.kind == "search":
             searching.cancel(self)
+        elif prompt.kind == "confirm":
+            closing.kept(self)
         self.schedule_draw()
 
     def submit_prompt(self, prompt: Prompt) -> None:
@@ -748,6 +751,9 @@ class App:
         through the state stream."""
         if prompt.kind == "search":
             searching.submit(self, prompt)
+            return
+        if prompt.kind == "confirm":
+            closing.confirmed(self)
             return
         method = f"{prompt.kind}.rename"
         key = {"workspace": "workspace_id", "tab": "tab_id", "pane": "pane_id"}[prompt.kind]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from herdr.api.attach_messages import Input, Paste
 from herdr.client import actions as a
+from herdr.client import closing
 from herdr.client.targets import cycle_agent, notification_target
 
 if TYPE_CHECKING:
@@ -142,17 +143,11 @@ def toggle_sidebar(app: App) -> None:
 
 
 def close_tab(app: App) -> None:
-    if app.tab_id is None:
-        app.unavailable("close_tab")
-    else:
-        app.request("tab.close", {"tab_id": app.tab_id})
+    closing.close(app, "tab", app.tab_id)
 
 
 def close_workspace(app: App) -> None:
-    if app.ws_id is None:
-        app.unavailable("close_workspace")
-    else:
-        app.request("workspace.close", {"workspace_id": app.ws_id})
+    closing.close(app, "workspace", app.ws_id)
 
 
 def step_workspace(app: App, step: int) -> None:
@@ -197,7 +192,7 @@ COMMANDS: dict[str, Callable[[App], None]] = {
     ),
     "next_tab": _with(step_tab, 1),
     "previous_tab": _with(step_tab, -1),
-    "close_pane": _with(on_focused_pane, "close_pane", "pane.close"),
+    "close_pane": lambda app: closing.close(app, "pane", app.focused_pane_id()),
     "zoom": _with(on_focused_pane, "zoom", "pane.zoom"),
     "toggle_sidebar": toggle_sidebar,
     "new_workspace": lambda app: app.request("workspace.create", {"focus": True}, switch=True),

@@ -382,6 +382,8 @@ def _overlay_prompt(
     hint = [(" enter ok · esc cancel ", DIM)]
     if prompt.kind == "search" and view.copy_position:
         hint = [(f" {view.copy_position} · enter ok · esc back ", DIM)]
+    if prompt.kind == "confirm":
+        hint = [(" y: yes · any other key: no ", DIM)]
     room = width - text_width(badge) - 2
     if room - text_width(hint[0][0]) >= 16:
         room -= text_width(hint[0][0])
@@ -396,10 +398,14 @@ def _overlay_prompt(
     while shown and text_width(shown) > room:
         shown = shown[:-1]
     text_style = sgr(7) if prompt.selected else sgr(4)  # selected: typing replaces it
+    if prompt.kind == "confirm":
+        text_style = sgr(1)
     line = fit_segments(
         [(badge, sgr(1, 7, accent)), (" ", ""), (shown, text_style)], width, hint, min_left=0
     )
     out[y] = slice_ansi(out[y], 0, x0) + line
+    if prompt.kind == "confirm":
+        return out, None
     return out, (x0 + text_width(badge) + 1 + text_width(head), y)
 
 

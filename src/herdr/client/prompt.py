@@ -13,7 +13,7 @@ from typing import Literal
 
 from herdr.client.input import ALT, CTRL, HYPER, META, SHIFT, SUPER, Key, Paste
 
-PromptKind = Literal["workspace", "tab", "pane", "search", "command"]
+PromptKind = Literal["workspace", "tab", "pane", "search", "command", "confirm"]
 Outcome = Literal["edit", "submit", "cancel", "ignore"]
 
 MAX_TEXT = 256  # a label longer than this is a paste accident, not a name
@@ -29,9 +29,12 @@ class Prompt:
     text: str = ""
     cursor: int = 0
     selected: bool = False  # the whole prefilled text is selected: typing replaces it
+    heading: str = ""  # a title of its own (a confirmation's "close pane?")
 
     @property
     def title(self) -> str:
+        if self.heading:
+            return self.heading
         if self.kind == "search":
             return "search"
         if self.kind == "command":
@@ -61,6 +64,8 @@ def _selection_edit(prompt: Prompt, event: Key) -> tuple[Prompt, Outcome] | None
 
 def edit(prompt: Prompt, event: Key | Paste) -> tuple[Prompt, Outcome]:
     """Apply one key or paste; ``ignore`` means nothing changed (no redraw needed)."""
+    if prompt.kind == "confirm":
+        return _confirm(prompt, event)
     if isinstance(event, Paste):
         return _insert(prompt, event.text)
     if event.kind == "release":
@@ -104,6 +109,15 @@ def edit(prompt: Prompt, event: Key | Paste) -> tuple[Prompt, Outcome]:
     if typed and not mods & _COMMAND_MODS:
         return _insert(prompt, typed)
     return prompt, "ignore"
+
+
+def _confirm(prompt: Prompt, event: Key | Paste) -> tuple[Prompt, Outcome]:
+    """A y/n question, as tmux's confirm-before: ``y`` confirms, any other key keeps."""
+    if isinstance(event, Paste) or event.kind == "release":
+        return prompt, "ignore"
+    if event.key == "y" and not event.mods & (_COMMAND_MODS | SHIFT):
+        return prompt, "submit"
+    return prompt, "cancel"
 
 
 def _key_text(key: str, mods: int) -> str:

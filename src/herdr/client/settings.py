@@ -29,6 +29,8 @@ class UiSettings(msgspec.Struct, kw_only=True):
     scroll_lines: Annotated[int, msgspec.Meta(ge=1, le=100)] = 3
     bell: bool = True
     osc9: bool = False
+    confirm_close: bool = True
+    copy_on_select: bool = True
     toast_position: Literal["top-left", "top-right", "bottom-left", "bottom-right"] = "bottom-right"
     keys: dict[str, Any] = msgspec.field(default_factory=dict)
     warnings: list[str] = msgspec.field(default_factory=list)
@@ -44,6 +46,8 @@ UI_KEYS: tuple[tuple[str, str], ...] = (
     ("agent_panel_sort", "agent_panel_sort"),
     ("mouse_capture", "mouse"),
     ("mouse_scroll_lines", "scroll_lines"),
+    ("confirm_close", "confirm_close"),
+    ("copy_on_select", "copy_on_select"),
 )
 _TYPES = {f.name: f.type for f in msgspec.structs.fields(UiSettings)}
 

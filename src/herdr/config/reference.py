@@ -813,7 +813,8 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "ui.confirm_close",
         "boolean",
         "true",
-        "Ask before closing something that still runs programs. " + NOT_USED_YET,
+        "Ask (y/n) before closing a pane, tab or workspace in which an agent or a program"
+        " other than the shell still runs.",
     ),
     ConfigKey(
         "ui",
