@@ -225,7 +225,7 @@ def test_resize_mode_is_persistent_and_repeats() -> None:
 
 def test_help_lists_the_new_keys() -> None:
     rows = {d: k for k, d in help_entries(default_bindings())}
-    assert rows["rename tab"] == "ctrl+b shift+t"
+    assert rows["rename tab"] == "ctrl+b shift+t, ctrl+b ,"  # tmux's , too
     assert rows["go to the agent that needs you"] == "ctrl+b o"
     assert rows["leave resize mode"] == "resize: esc, q, enter"
 

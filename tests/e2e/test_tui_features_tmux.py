@@ -176,3 +176,110 @@ def test_confirm_close_off_closes_at_once(tui: Tui) -> None:
     tui.keys("C-b", "x")
     wait_until(lambda: _pane_count(tui) == 1, TIMEOUT, message="not closed")
     assert "CLOSE PANE?" not in tui.screen()
+
+
+# ------------------------------------------------------- 8: what the help overlay lists
+
+
+def _tab_labels(tui: Tui) -> list[str]:
+    return [str(t.get("label")) for t in tui.snapshot()["tabs"]]
+
+
+def test_session_navigator_filters_and_goes_to_a_pane(tui: Tui) -> None:
+    _started(tui)
+    tui.keys("C-b", "c")
+    wait_until(lambda: len(tui.snapshot()["tabs"]) == 2, TIMEOUT, message="no new tab")
+    tui.keys("C-b", "v")
+    wait_until(lambda: len(tui.snapshot()["panes"]) == 3, TIMEOUT, message="no split")
+    first_pane = tui.snapshot()["panes"][0]["pane_id"]
+    tui.keys("C-b", "g")
+    screen = tui.wait_text("session default")
+    assert "GO TO" in screen
+    for pane in tui.snapshot()["panes"]:
+        assert f"[{pane['pane_id']}]" in screen  # every pane of every tab is listed
+    tui.literal(first_pane)
+    screen = tui.wait_for(
+        lambda s: f"[{first_pane}]" in s and s.count("[") - s.count("[1/") < 4,
+        message="the filter did not narrow the list",
+    )
+    tui.keys("Enter")
+    wait_until(lambda: tui.snapshot()["focused_pane_id"] == first_pane, TIMEOUT, message="no jump")
+    tui.wait_for(lambda s: "GO TO" not in s, message="the navigator stayed open")
+    # esc closes without moving
+    tui.keys("C-b", "g")
+    tui.wait_text("GO TO")
+    tui.keys("Escape")
+    tui.wait_for(lambda s: "GO TO" not in s, message="esc did not close the navigator")
+    assert tui.snapshot()["focused_pane_id"] == first_pane
+
+
+def test_help_scrolls_and_lists_copy_mode_and_mouse(tui: Tui) -> None:
+    tui.tmux("resize-window", "-t", "main", "-x", "100", "-y", "20", check=False)
+    tui.open()
+    tui.tmux("resize-window", "-t", "main", "-x", "100", "-y", "20")
+    tui.wait_for(lambda s: "$" in s, message="no prompt")
+    tui.keys("C-b", "?")
+    screen = tui.wait_text("below")  # it does not fit in 20 rows: it scrolls
+    assert "split right" in screen
+    for _ in range(60):
+        tui.keys("j")
+    screen = tui.wait_for(lambda s: "0 below" in s, message="j did not scroll to the end")
+    assert "copy: / ? n N" in screen or "mouse: wheel" in screen
+    tui.keys("x")  # any other key closes
+    tui.wait_for(lambda s: "below" not in s, message="the help stayed open")
+
+
+def test_settings_move_tab_edit_scrollback_and_new_worktree(tui: Tui) -> None:
+    editor = tui.root / "editor.sh"
+    editor.write_text('#!/bin/sh\necho "EDITING $(wc -l < "$1") lines"\nexec sleep 600\n')
+    editor.chmod(0o755)
+    tui.env["EDITOR"] = str(editor)
+    _started(tui)
+    tui.keys("C-b", "s")
+    screen = tui.wait_text("config file:")
+    assert "confirm_close" in screen and "sidebar_width" in screen
+    tui.keys("q")
+    tui.wait_for(lambda s: "config file:" not in s, message="settings stayed open")
+    # move tab right / left
+    tui.keys("C-b", "c")
+    wait_until(lambda: len(tui.snapshot()["tabs"]) == 2, TIMEOUT, message="no new tab")
+    tui.keys("C-b", "T", "C-u")
+    tui.literal("second")
+    tui.keys("Enter")
+    wait_until(lambda: "second" in _tab_labels(tui), TIMEOUT, message="no rename")
+    tui.keys("C-b", "<")
+    wait_until(lambda: _tab_labels(tui)[0] == "second", TIMEOUT, message="not moved left")
+    tui.keys("C-b", ">")
+    wait_until(lambda: _tab_labels(tui)[1] == "second", TIMEOUT, message="not moved right")
+    # edit scrollback: $EDITOR opens on a copy in a new pane
+    tui.literal("seq 1 40")
+    tui.keys("Enter")
+    tui.wait_text("40")
+    tui.keys("C-b", "e")
+    tui.wait_text("EDITING")
+    # new worktree: the server's answer is shown (no git repository here)
+    tui.keys("C-b", "G")
+    tui.wait_for(lambda s: "worktree.create" in s, message="no worktree notice")
+
+
+# ------------------------------------------------------------ 10: tmux habits
+
+
+def test_tmux_keys_and_the_command_prompt(tui: Tui) -> None:
+    _started(tui)
+    tui.keys("C-b", "%")
+    wait_until(lambda: len(tui.snapshot()["panes"]) == 2, TIMEOUT, message="% did not split")
+    tui.keys("C-b", '"')
+    wait_until(lambda: len(tui.snapshot()["panes"]) == 3, TIMEOUT, message='" did not split')
+    tui.keys("C-b", ":")
+    tui.wait_text(" : ")
+    tui.literal("pane split --direction right")
+    tui.keys("Enter")
+    wait_until(lambda: len(tui.snapshot()["panes"]) == 4, TIMEOUT, message="no split from :")
+    tui.keys("C-b", ":")
+    tui.literal("pane nosuchverb")
+    tui.keys("Enter")
+    tui.wait_text("failed")
+    tui.keys("C-b", "d")
+    tui.wait_text("HERDR-EXIT=0")
+    assert "[detached from session default]" in tui.screen()

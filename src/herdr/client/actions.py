@@ -53,6 +53,7 @@ CommandName = Literal[
     "last_pane",
     "remote_image_paste",
     "navigate_select",
+    "command_prompt",
 ]
 
 
@@ -145,6 +146,13 @@ class CopyKey:
 
 
 @dataclass(frozen=True, slots=True)
+class HelpScroll:
+    """j/k or page keys in the help overlay: scroll it by ``step`` entries."""
+
+    step: int
+
+
+@dataclass(frozen=True, slots=True)
 class CyclePane:
     step: int  # +1 next, -1 previous
 
@@ -199,6 +207,7 @@ Action: TypeAlias = (
     | SubmitPrompt
     | CancelPrompt
     | CopyKey
+    | HelpScroll
     | CyclePane
     | SwitchTab
     | SwitchWorkspace

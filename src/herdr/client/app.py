@@ -42,9 +42,10 @@ from herdr.api.attach_messages import (
 from herdr.api.attach_messages import Toast as ToastLine
 from herdr.api.limits import MAX_SIZE_CELLS
 from herdr.client import actions as a
-from herdr.client import closing, searching
+from herdr.client import closing, command_line, searching
 from herdr.client import copymode as cm
 from herdr.client import copysearch as cs
+from herdr.client import more_commands as more
 from herdr.client.bindings import Bindings, help_entries, load_bindings
 from herdr.client.build_view import (
     Look,
@@ -72,7 +73,7 @@ from herdr.client.settings import UiSettings, load_ui_settings
 from herdr.client.terminal import HostTerminal, write_all
 from herdr.client.toast import Toast, make_toast
 from herdr.client.toast import overlay as toast_overlay
-from herdr.client.view import Frame, PaneView, ViewState, pane_area
+from herdr.client.view import Frame, Panel, PaneView, ViewState, pane_area
 from herdr.config.paths import config_file
 from herdr.runtime.client_text import notification_text, window_title_text
 
@@ -130,6 +131,8 @@ class App:
         self.search_origin: tuple[int, int] | None = None  # the cursor when / was typed
         self.search_seq = 0  # answers to older keystrokes are dropped
         self.pending_close: tuple[str, dict[str, Any]] | None = None  # waits for y
+        self.panel_kind: Literal["settings"] | None = None  # shown in help mode
+        self.help_offset = 0
         self.host_app_cursor = False  # DECCKM mirrored from the focused pane
         # (kitty flags, modifyOtherKeys level) as mirrored on the host from the focused
         # pane: the host then encodes keys as that program asked, and they pass unchanged
@@ -422,7 +425,21 @@ class App:
             self.tab_id,
             self.selected_ws,
             self._copy_status(copy),
+            self._panel(),
+            self.help_offset,
         )
+
+    def _panel(self) -> Panel | None:
+        prompt = self.machine.prompt
+        if prompt is not None and prompt.kind == "goto":
+            return more.goto_panel(self, prompt)
+        if self.panel_kind == "settings" and self.machine.mode == "help":
+            return more.settings_panel(self)
+        return None
+
+    def scroll_help(self, step: int) -> None:
+        self.help_offset = min(max(0, self.help_offset + step), max(0, len(self.help) - 1))
+        self.schedule_draw()
 
     def _copy_status(self, copy: cm.CopyState | None) -> str:
         if copy is None:
@@ -737,6 +754,8 @@ class App:
     def prompt_changed(self, prompt: Prompt) -> None:
         if prompt.kind == "search":
             searching.typed(self, prompt)
+        elif prompt.kind == "goto":
+            more.goto_changed(self, prompt)
         self.schedule_draw()
 
     def cancel_prompt(self, prompt: Prompt) -> None:
@@ -754,6 +773,12 @@ class App:
             return
         if prompt.kind == "confirm":
             closing.confirmed(self)
+            return
+        if prompt.kind == "goto":
+            more.goto_submit(self, prompt)
+            return
+        if prompt.kind == "command":
+            command_line.run(self, prompt.text)
             return
         method = f"{prompt.kind}.rename"
         key = {"workspace": "workspace_id", "tab": "tab_id", "pane": "pane_id"}[prompt.kind]
@@ -780,10 +805,13 @@ class App:
             diagnostics = result.get("diagnostics")
             if isinstance(diagnostics, list):
                 notes.extend(f"server: {d}" for d in diagnostics if isinstance(d, str))
-        path = self.config_path or Path(config_file(os.environ))
+        path = self.config_file()
         notes.extend(self.reload_settings(load_ui_settings(path)))
         head = "config reloaded" if not isinstance(error, dict) else "client config reloaded"
         self.notice("; ".join([head, *notes])[:200])
+
+    def config_file(self) -> Path:
+        return self.config_path or Path(config_file(os.environ))
 
     def reload_settings(self, settings: UiSettings) -> list[str]:
         """Apply re-read ``[ui]`` settings and key bindings; returns the warnings.

@@ -59,7 +59,11 @@ def _cmd(name: CommandName, default: str | None, description: str) -> _ActionDef
 _ACTIONS: dict[str, _ActionDef] = {
     "help": _cmd("help", "prefix+?", "show key bindings"),
     "settings": _cmd("settings", "prefix+s", "settings"),
-    "detach": _cmd("detach", "prefix+q", "detach (panes keep running)"),
+    # tmux's keys where herdr leaves them free: d detaches, % and " split, , renames the
+    # tab, : opens the command prompt (guessed: a tmux user reaches for them first)
+    "detach": _ActionDef(
+        ("prefix+q", "prefix+d"), _const(Command("detach")), "detach (panes keep running)"
+    ),
     "reload_config": _cmd("reload_config", "prefix+shift+r", "reload config.toml"),
     "new_workspace": _cmd("new_workspace", "prefix+shift+n", "new workspace"),
     "rename_workspace": _cmd("rename_workspace", "prefix+shift+w", "rename workspace"),
@@ -78,19 +82,26 @@ _ACTIONS: dict[str, _ActionDef] = {
     "next_agent": _cmd("next_agent", None, "next agent (all workspaces)"),
     "focus_agent": _ActionDef((), FocusAgent, "focus agent 1-9", indexed=True),
     "new_tab": _cmd("new_tab", "prefix+c", "new tab"),
-    "rename_tab": _cmd("rename_tab", "prefix+shift+t", "rename tab"),
+    "rename_tab": _ActionDef(
+        ("prefix+shift+t", "prefix+,"), _const(Command("rename_tab")), "rename tab"
+    ),
     "close_tab": _cmd("close_tab", "prefix+shift+x", "close tab"),
     "next_tab": _cmd("next_tab", "prefix+n", "next tab"),
     "previous_tab": _cmd("previous_tab", "prefix+p", "previous tab"),
-    "move_tab_previous": _cmd("move_tab_previous", None, "move tab left"),
-    "move_tab_next": _cmd("move_tab_next", None, "move tab right"),
+    "move_tab_previous": _cmd("move_tab_previous", "prefix+<", "move tab left"),
+    "move_tab_next": _cmd("move_tab_next", "prefix+>", "move tab right"),
     "switch_tab": _ActionDef(("prefix+1..9",), SwitchTab, "switch to tab 1-9", indexed=True),
     "switch_workspace": _ActionDef((), SwitchWorkspace, "switch to workspace 1-9", indexed=True),
     "rename_pane": _cmd("rename_pane", "prefix+shift+p", "rename pane"),
     "edit_scrollback": _cmd("edit_scrollback", "prefix+e", "edit scrollback in $EDITOR"),
     "copy_mode": _cmd("copy_mode", "prefix+[", "copy mode"),
-    "split_vertical": _cmd("split_right", "prefix+v", "split right"),
-    "split_horizontal": _cmd("split_down", "prefix+minus", "split down"),
+    "split_vertical": _ActionDef(
+        ("prefix+v", "prefix+%"), _const(Command("split_right")), "split right"
+    ),
+    "split_horizontal": _ActionDef(
+        ("prefix+minus", 'prefix+"'), _const(Command("split_down")), "split down"
+    ),
+    "command_prompt": _cmd("command_prompt", "prefix+:", "command prompt (CLI verbs)"),
     "close_pane": _cmd("close_pane", "prefix+x", "close pane"),
     "zoom": _cmd("zoom", "prefix+z", "zoom pane"),
     "resize_mode": _cmd("resize_mode", "prefix+r", "resize mode"),
@@ -497,4 +508,14 @@ def help_entries(bindings: Bindings) -> tuple[tuple[str, str], ...]:
     rows.append(("resize: shift+h/j/k/l", "move it by a bigger step"))
     rows.append(("resize: esc, q, enter", "leave resize mode"))
     rows.append(("rename: enter / esc", "save / cancel the new name"))
+    rows.append(("copy: h/j/k/l w b 0 $ g G", "move the copy cursor"))
+    rows.append(("copy: v / V, y or enter", "select / select lines, copy"))
+    rows.append(("copy: / ? n N", "search down / up, next / previous"))
+    rows.append(("copy: q, esc", "leave copy mode"))
+    rows.append(("mouse: click", "focus a pane, tab or space"))
+    rows.append(("mouse: drag a border", "resize the split"))
+    rows.append(("mouse: drag in a pane", "select text (copied on release)"))
+    rows.append(("mouse: double-click", "select a word"))
+    rows.append(("mouse: wheel", "scroll (copy mode)"))
+    rows.append(("help: j/k, pgup/pgdn", "scroll this list"))
     return tuple(rows)

@@ -19,7 +19,15 @@ from herdr.api.attach_messages import SplitHandle, StateDoc, TabLayout
 from herdr.client.actions import Mode
 from herdr.client.mirror import PaneMirror
 from herdr.client.prompt import Prompt
-from herdr.client.view import AgentStatus, AgentView, PaneView, TabView, ViewState, WorkspaceView
+from herdr.client.view import (
+    AgentStatus,
+    AgentView,
+    Panel,
+    PaneView,
+    TabView,
+    ViewState,
+    WorkspaceView,
+)
 from herdr.runtime import agent_view
 from herdr.runtime.layout import Rect
 from herdr.vocab import STATUS_WORDS
@@ -55,6 +63,8 @@ class Presentation:
     tab_id: str | None = None
     selected_workspace_id: str | None = None  # the navigate-mode selection
     copy_position: str = ""
+    panel: Panel | None = None  # the navigator or the settings
+    help_offset: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,8 +189,10 @@ def view_base(doc: StateDoc | None, p: Presentation) -> ViewBase:
         status_indicators=look.status_indicators,
         agent_panel_sort=look.agent_panel_sort,
         mode=p.mode,
-        help_visible=p.mode == "help",
+        help_visible=p.mode == "help" and p.panel is None,
         help=look.help,
+        help_offset=p.help_offset,
+        panel=p.panel,
         message=p.message,
         prompt=p.prompt,
         copy_position=p.copy_position,

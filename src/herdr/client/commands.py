@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from herdr.api.attach_messages import Input, Paste
 from herdr.client import actions as a
 from herdr.client import closing
+from herdr.client.more_commands import MORE_COMMANDS
 from herdr.client.targets import cycle_agent, notification_target
 
 if TYPE_CHECKING:
@@ -41,6 +42,9 @@ def send_paste(app: App, action: a.SendPaste) -> None:
 def mode_changed(app: App, action: a.ModeChanged) -> None:
     if action.mode == "navigate":
         app.selected_ws = app.ws_id  # the selection starts where we are
+    if action.mode != "help":
+        app.panel_kind = None  # the settings panel lives in help mode
+        app.help_offset = 0
     app.schedule_draw()
 
 
@@ -103,6 +107,7 @@ ACTIONS: dict[type[Any], Callable[[App, Any], None]] = {
     a.CopyKey: lambda app, action: app.copy_key(action.spec),
     a.SubmitPrompt: lambda app, action: app.submit_prompt(action.prompt),
     a.CyclePane: lambda app, action: app.cycle_pane(action.step),
+    a.HelpScroll: lambda app, action: app.scroll_help(action.step),
     a.SwitchTab: lambda app, action: app.switch_tab_index(action.index),
     a.SwitchWorkspace: switch_workspace_index,
     a.FocusAgent: focus_agent,
@@ -212,3 +217,4 @@ COMMANDS: dict[str, Callable[[App], None]] = {
     "copy_mode": lambda app: app.start_copy(),
 }
 """Command name → its handler; the other names of ``CommandName`` are not available yet."""
+COMMANDS.update(MORE_COMMANDS)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal, NamedTuple, TypeAlias
 
+from herdr.client import panels
 from herdr.client.ansi import RESET, clip_ansi, color_sgr, fit, sgr, slice_ansi, text_width
 from herdr.client.borders import Item, MainKey, PaneKey, main_template
 from herdr.client.prompt import Prompt
@@ -181,6 +182,12 @@ def compose(view: ViewState, panes: tuple[PaneView, ...] | None = None) -> Frame
         if box is not None:
             regions = (*regions, Region(box, Target("help")))
             cursor = None
+    if view.panel is not None:
+        out, box = panels.overlay(out, cols, rows, view.panel, view.accent)
+        if box is not None:
+            regions = (*regions, Region(box, Target("help")))
+            if view.prompt is None:
+                cursor = None
     return Frame(cols, tuple(out), cursor, static.chrome.pane_area, regions)
 
 
@@ -428,9 +435,13 @@ def _overlay_help(out: list[str], view: ViewState) -> tuple[list[str], Rect | No
     inner = box_w - 2
     cell_w = max(8, inner // columns)
     keys_w = min(keys_w, max(4, cell_w // 2))
-    entries = list(view.help[: body_rows * columns])
-    if len(view.help) > len(entries):
-        entries[-1] = (f"+{len(view.help) - len(entries) + 1} more", "")
+    capacity = body_rows * columns
+    offset = min(max(0, view.help_offset), max(0, len(view.help) - capacity))
+    entries = list(view.help[offset : offset + capacity])
+    below = len(view.help) - offset - len(entries)
+    footer = " any key closes"
+    if offset or below:
+        footer = f" j/k, pgup/pgdn scroll ({offset} above, {below} below) · other keys close"
     x0 = area_x + (area_w - box_w) // 2
     y0 = (rows - box_h) // 2
     accent = sgr(color_sgr(view.accent))
@@ -452,7 +463,7 @@ def _overlay_help(out: list[str], view: ViewState) -> tuple[list[str], Rect | No
             cells.append((" " + fit(keys_text, keys_w), sgr(1) + accent))
             cells.append((fit("  " + desc, max(0, width - 1 - keys_w)), ""))
         lines.append(side + fit_segments(cells, inner) + side)
-    lines.append(side + fit_segments([(" any key closes", DIM)], inner) + side)
+    lines.append(side + fit_segments([(footer, DIM)], inner) + side)
     lines.append(f"{accent}└{'─' * inner}┘{RESET}")
     for i, line in enumerate(lines[:box_h]):
         y = y0 + i

@@ -25,6 +25,7 @@ from herdr.client.actions import (
     CopyKey,
     Direction,
     EnterNavigate,
+    HelpScroll,
     HostFocus,
     LeaveNavigate,
     Mode,
@@ -42,6 +43,7 @@ from herdr.client.keynames import KeySpec, spec_of
 from herdr.client.prompt import Prompt, edit
 
 RESIZE_MODE = Command("resize_mode")
+HELP_SCROLL = {"j": 1, "down": 1, "k": -1, "up": -1, "pagedown": 10, "space": 10, "pageup": -10}
 COPY_MODE = Command("copy_mode")
 BIG_RESIZE_STEP = 0.15  # shift+h/j/k/l: three of the server's default 0.05 steps
 
@@ -159,7 +161,10 @@ class KeyMachine:
             if event.key in MODIFIER_KEYS:
                 return []
             self._swallowed.add(event.key)
-            return self.set_mode("terminal")  # any key closes the help overlay
+            step = HELP_SCROLL.get(event.key) if not event.binding_mods else None
+            if step is not None:
+                return [HelpScroll(step)]
+            return self.set_mode("terminal")  # any other key closes the help overlay
         if self._mode == "resize":
             return self._resize(event)
         if self._mode == "copy":

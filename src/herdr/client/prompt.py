@@ -13,7 +13,7 @@ from typing import Literal
 
 from herdr.client.input import ALT, CTRL, HYPER, META, SHIFT, SUPER, Key, Paste
 
-PromptKind = Literal["workspace", "tab", "pane", "search", "command", "confirm"]
+PromptKind = Literal["workspace", "tab", "pane", "search", "command", "confirm", "goto"]
 Outcome = Literal["edit", "submit", "cancel", "ignore"]
 
 MAX_TEXT = 256  # a label longer than this is a paste accident, not a name
@@ -30,6 +30,7 @@ class Prompt:
     cursor: int = 0
     selected: bool = False  # the whole prefilled text is selected: typing replaces it
     heading: str = ""  # a title of its own (a confirmation's "close pane?")
+    choice: int = -1  # the navigator's selected row; -1: the first match (after typing)
 
     @property
     def title(self) -> str:
@@ -39,6 +40,8 @@ class Prompt:
             return "search"
         if self.kind == "command":
             return ":"
+        if self.kind == "goto":
+            return "go to"
         return f"rename {self.kind}"
 
 
@@ -76,6 +79,14 @@ def edit(prompt: Prompt, event: Key | Paste) -> tuple[Prompt, Outcome]:
         return replace(prompt, selected=False), "submit"
     if key == "esc" or (ctrl and key in ("c", "g")):
         return replace(prompt, selected=False), "cancel"
+    if prompt.kind == "goto":
+        step = _GOTO_STEPS.get(key) if not mods & ~SHIFT else None
+        if ctrl and key in ("p", "n"):
+            step = -1 if key == "p" else 1
+        if key == "tab" and mods & SHIFT:
+            step = -1
+        if step is not None:
+            return replace(prompt, choice=max(0, prompt.choice + step)), "edit"
     if prompt.selected:
         done = _selection_edit(prompt, event)
         if done is not None:
@@ -109,6 +120,9 @@ def edit(prompt: Prompt, event: Key | Paste) -> tuple[Prompt, Outcome]:
     if typed and not mods & _COMMAND_MODS:
         return _insert(prompt, typed)
     return prompt, "ignore"
+
+
+_GOTO_STEPS = {"up": -1, "down": 1, "tab": 1, "pageup": -10, "pagedown": 10}
 
 
 def _confirm(prompt: Prompt, event: Key | Paste) -> tuple[Prompt, Outcome]:
@@ -146,7 +160,8 @@ def _set(prompt: Prompt, text: str, cursor: int) -> tuple[Prompt, Outcome]:
     cursor = max(0, min(len(text), cursor))
     if text == prompt.text and cursor == prompt.cursor:
         return prompt, "ignore"
-    return replace(prompt, text=text, cursor=cursor), "edit"
+    choice = prompt.choice if text == prompt.text else -1  # new filter: first match
+    return replace(prompt, text=text, cursor=cursor, choice=choice), "edit"
 
 
 def _clean(text: str) -> str:
