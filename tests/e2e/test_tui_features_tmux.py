@@ -283,3 +283,37 @@ def test_tmux_keys_and_the_command_prompt(tui: Tui) -> None:
     tui.keys("C-b", "d")
     tui.wait_text("HERDR-EXIT=0")
     assert "[detached from session default]" in tui.screen()
+
+
+# ------------------------------------------------------- 11, 12: names, sidebar, titles
+
+
+def test_tabs_are_named_by_what_runs_and_borders_show_program_titles(tui: Tui) -> None:
+    _started(tui)
+    screen = tui.wait_text("Spaces · default")  # the session's name in the header
+    tui.keys("C-b", "c")
+    wait_until(lambda: len(tui.snapshot()["tabs"]) == 2, TIMEOUT, message="no new tab")
+    screen = tui.wait_for(lambda s: "2 work" in s.split("\n")[0], message="tab not named")
+    assert "1 work" in screen.split("\n")[0]  # the directory, not a bare number
+    tui.literal(r"printf '\033]2;MY''TITLE\007'")
+    tui.keys("Enter")
+    screen = tui.wait_for(
+        lambda s: "2 MYTITLE" in s.split("\n")[0] and "─ MYTITLE " in s,
+        message="the program's title is not on the tab and the border",
+    )
+    # a tab someone named keeps its name
+    tui.keys("C-b", ",")
+    tui.wait_text("RENAME TAB")
+    tui.literal("logs")
+    tui.keys("Enter")
+    tui.wait_for(lambda s: "2 logs" in s.split("\n")[0], message="rename not shown")
+
+
+def test_sidebar_collapses_to_marks_on_a_narrow_terminal(tui: Tui) -> None:
+    _started(tui)
+    tui.wait_text("Spaces")
+    tui.tmux("resize-window", "-t", "main", "-x", "90", "-y", "30")
+    screen = tui.wait_for(lambda s: "Spaces" not in s, message="the sidebar stayed expanded")
+    assert any(line.startswith("▌") for line in screen.split("\n"))  # the marks column
+    tui.tmux("resize-window", "-t", "main", "-x", "140", "-y", "30")
+    tui.wait_text("Spaces")

@@ -427,6 +427,7 @@ class App:
             self._copy_status(copy),
             self._panel(),
             self.help_offset,
+            self.session_label,
         )
 
     def _panel(self) -> Panel | None:
@@ -1018,6 +1019,8 @@ class App:
 def _look(settings: UiSettings, help_lines: tuple[tuple[str, str], ...]) -> Look:
     return Look(
         sidebar_width=settings.sidebar_width,
+        sidebar_min_width=settings.sidebar_min_width,
+        sidebar_max_width=settings.sidebar_max_width,
         sidebar_collapsed_mode=settings.sidebar_collapsed_mode,
         tab_bar_position=settings.tab_bar_position,
         hide_tab_bar_when_single_tab=settings.hide_tab_bar_when_single_tab,

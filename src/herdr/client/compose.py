@@ -116,6 +116,7 @@ class _StaticKey(NamedTuple):
     panes: tuple[PaneKey, ...]
     copy_position: str
     agents_title: str = "Agents"
+    session: str = ""
 
 
 def compose(view: ViewState, panes: tuple[PaneView, ...] | None = None) -> Frame:
@@ -155,6 +156,7 @@ def compose(view: ViewState, panes: tuple[PaneView, ...] | None = None) -> Frame
         tuple(PaneKey(p.pane_id, p.rect, p.title, p.agent, p.agent_status, p.seen) for p in panes),
         view.copy_position,
         view.agents_title,
+        view.session,
     )
     last = _last_static
     if last and last[0][0] == key:  # equal parts are mostly the same objects: cheap
@@ -271,6 +273,7 @@ def _static(key: _StaticKey) -> _Static:
             key.sort,
             key.accent,
             key.agents_title,
+            key.session,
         )
     )
     main_ys = [y for y in range(key.rows) if y != ch.tab_bar_y]

@@ -19,6 +19,8 @@ class UiSettings(msgspec.Struct, kw_only=True):
     breaks it keeps the default)."""
 
     sidebar_width: Annotated[int, msgspec.Meta(ge=8, le=80)] = 26
+    sidebar_min_width: Annotated[int, msgspec.Meta(ge=8, le=80)] = 18
+    sidebar_max_width: Annotated[int, msgspec.Meta(ge=8, le=80)] = 36
     sidebar_visible: bool = True
     sidebar_collapsed_mode: Literal["compact", "hidden"] = "compact"
     tab_bar_position: Literal["top", "bottom"] = "top"
@@ -39,6 +41,8 @@ class UiSettings(msgspec.Struct, kw_only=True):
 # ``[ui]`` key → field, for the keys that map one to one (the rest are read below).
 UI_KEYS: tuple[tuple[str, str], ...] = (
     ("sidebar_width", "sidebar_width"),
+    ("sidebar_min_width", "sidebar_min_width"),
+    ("sidebar_max_width", "sidebar_max_width"),
     ("sidebar_collapsed_mode", "sidebar_collapsed_mode"),
     ("tab_bar_position", "tab_bar_position"),
     ("hide_tab_bar_when_single_tab", "hide_tab_bar_when_single_tab"),

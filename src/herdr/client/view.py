@@ -111,6 +111,7 @@ class ViewState:
     copy_position: str = ""  # copy mode's "[offset/history]", shown by its badge
     panel: Panel | None = None  # the navigator or the settings, drawn over everything
     help_offset: int = 0  # help entries scrolled past (j/k in the help overlay)
+    session: str = ""  # the session's name (sidebar header)
 
 
 # ----------------------------------------------------------------------------- frame

@@ -735,21 +735,23 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "ui.sidebar_width",
         "integer",
         "26",
-        "Width of the expanded sidebar in columns; values outside 8-80 are ignored.",
+        "Width of the expanded sidebar in columns; it grows for longer workspace names up"
+        " to sidebar_max_width. Values outside 8-80 are ignored.",
     ),
     ConfigKey(
         "ui",
         "ui.sidebar_min_width",
         "integer",
         "18",
-        "Narrowest the sidebar may be dragged. " + NOT_USED_YET,
+        "Narrowest the expanded sidebar gets.",
     ),
     ConfigKey(
         "ui",
         "ui.sidebar_max_width",
         "integer",
         "36",
-        "Widest the sidebar may be dragged. " + NOT_USED_YET,
+        "Widest the expanded sidebar grows for long workspace names. Below 100 terminal"
+        " columns the sidebar collapses to its status marks.",
     ),
     ConfigKey(
         "ui",
