@@ -317,3 +317,50 @@ def test_sidebar_collapses_to_marks_on_a_narrow_terminal(tui: Tui) -> None:
     assert any(line.startswith("▌") for line in screen.split("\n"))  # the marks column
     tui.tmux("resize-window", "-t", "main", "-x", "140", "-y", "30")
     tui.wait_text("Spaces")
+
+
+# ------------------------------------------------------------- 7: mouse selection
+
+
+def _cell_of(tui: Tui, text: str) -> tuple[int, int]:
+    """0-based (x, y) of ``text`` on the screen, on a row that is not the command."""
+    for y, line in enumerate(tui.lines()):
+        if text in line and "echo" not in line:
+            return line.index(text), y
+    raise AssertionError(f"{text!r} not on screen")
+
+
+def test_mouse_drag_copies_with_osc52_and_double_click_takes_a_word(tui: Tui) -> None:
+    tui.open()
+    tui.tmux("set-option", "-s", "set-clipboard", "on")
+    tui.wait_for(_prompt_ready, message="no prompt")
+    tui.literal("echo alpha''beta gamma-delta.txt omega")
+    tui.keys("Enter")
+    tui.wait_text("alphabeta gamma")
+    x, y = _cell_of(tui, "alphabeta gamma")
+    end = x + len("alphabeta gam") - 1
+    # SGR: press, drag (32 = motion with the left button), release; 1-based cells
+    tui.literal(f"\x1b[<0;{x + 1};{y + 1}M\x1b[<32;{x + 5};{y + 1}M\x1b[<32;{end + 1};{y + 1}M")
+    wait_until(lambda: _inverse(tui, "alphabeta"), TIMEOUT, message="selection not shown")
+    tui.literal(f"\x1b[<0;{end + 1};{y + 1}m")
+    wait_until(lambda: _buffer(tui) == "alphabeta gam", TIMEOUT, message="no OSC 52 copy")
+    tui.wait_text("copied 1 line")
+    # a double click selects the word under the pointer (a path counts as one word)
+    wx, wy = _cell_of(tui, "gamma-delta.txt")
+    click = f"\x1b[<0;{wx + 3};{wy + 1}M\x1b[<0;{wx + 3};{wy + 1}m"
+    tui.literal(click + click)
+    wait_until(lambda: _buffer(tui) == "gamma-delta.txt", TIMEOUT, message="no word copy")
+    # a plain click clears the selection and copies nothing
+    tui.literal(f"\x1b[<0;{x + 1};{y + 2}M\x1b[<0;{x + 1};{y + 2}m")
+    wait_until(lambda: not _inverse(tui, "alphabeta"), TIMEOUT, message="selection stayed")
+    assert _buffer(tui) == "gamma-delta.txt"
+
+
+def _inverse(tui: Tui, text: str) -> bool:
+    """Whether the row showing ``text`` (not the command) has reverse video."""
+    rows = [r for r in _styled(tui).split("\n") if text in r and "echo" not in r]
+    return any(re.search(r"\x1b\[[0-9;]*;7m|\x1b\[7m", r) for r in rows)
+
+
+def _buffer(tui: Tui) -> str:
+    return str(tui.tmux("show-buffer", check=False))

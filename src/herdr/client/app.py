@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -42,10 +43,11 @@ from herdr.api.attach_messages import (
 from herdr.api.attach_messages import Toast as ToastLine
 from herdr.api.limits import MAX_SIZE_CELLS
 from herdr.client import actions as a
-from herdr.client import closing, command_line, searching
+from herdr.client import closing, command_line, mouse_copy, searching
 from herdr.client import copymode as cm
 from herdr.client import copysearch as cs
 from herdr.client import more_commands as more
+from herdr.client import mouse_select as ms
 from herdr.client.bindings import Bindings, help_entries, load_bindings
 from herdr.client.build_view import (
     Look,
@@ -132,6 +134,8 @@ class App:
         self.search_seq = 0  # answers to older keystrokes are dropped
         self.pending_close: tuple[str, dict[str, Any]] | None = None  # waits for y
         self.panel_kind: Literal["settings"] | None = None  # shown in help mode
+        self.mouse_sel: ms.MouseSelection | None = None  # a mouse drag's selection
+        self.last_click: tuple[str, tuple[int, int], float] | None = None  # double clicks
         self.help_offset = 0
         self.host_app_cursor = False  # DECCKM mirrored from the focused pane
         # (kitty flags, modifyOtherKeys level) as mirrored on the host from the focused
@@ -409,6 +413,12 @@ class App:
         mirror = self.panes.get(copy.pane_id) if copy is not None else None
         if copy is not None and mirror is not None:
             overlays[copy.pane_id] = (self._painted(mirror.rows, copy), copy.cursor())
+        sel = self.mouse_sel
+        selected = self.panes.get(sel.pane_id) if sel is not None else None
+        if sel is not None and selected is not None and sel.pane_id not in overlays:
+            top = ms.top_row(selected.size, selected.scroll)
+            rows = ms.paint(selected.rows, top, selected.size[0], sel)
+            overlays[sel.pane_id] = (rows, selected.cursor)
         return base.view, pane_views(base, self.panes, overlays)
 
     def _presentation(self) -> Presentation:
@@ -944,6 +954,8 @@ class App:
                 data = encode_mouse_sgr(event, local_x, local_y).decode("latin-1")
                 self.conn.send(Input(pane_id=pane_id, data=data))
                 return
+        if mouse_copy.handle(self, event, pane_hit, time.monotonic()):
+            return
         if event.kind == "wheel" and pane_hit is not None:
             wheel = event.button in ("wheel_up", "wheel_down")
             if wheel and self.copy_wheel(pane_hit[0], event.button == "wheel_up"):

@@ -787,7 +787,8 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "ui.copy_on_select",
         "boolean",
         "true",
-        "Copy a mouse selection to the clipboard when the button is released. " + NOT_USED_YET,
+        "Copy a mouse selection (a drag, or a double-clicked word) to the clipboard with"
+        " OSC 52 when the button is released.",
     ),
     ConfigKey(
         "ui",
