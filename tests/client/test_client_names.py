@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from herdr.client.build_view import SIDEBAR_COLLAPSE_COLS, Look, sidebar_width
+from herdr.client.build_view import SIDEBAR_COLLAPSE_COLS, Look, sidebar_shown, sidebar_width
 from herdr.client.names import pane_title, tab_name
 
 PANE = {"pane_id": "w1:p1", "cwd": "/home/u/proj/"}
@@ -60,11 +60,17 @@ def test_sidebar_width(look: Look, labels: list[str], width: int) -> None:
     assert sidebar_width(look, labels) == width
 
 
-def test_the_sidebar_collapses_on_narrow_terminals() -> None:
-    from herdr.api.attach_messages import StateDoc
-    from herdr.client.build_view import Presentation, view_base
-
-    doc = StateDoc(workspaces=[{"workspace_id": "w1", "label": "api"}])
-    wide = view_base(doc, Presentation(SIDEBAR_COLLAPSE_COLS, 30)).view
-    narrow = view_base(doc, Presentation(SIDEBAR_COLLAPSE_COLS - 1, 30)).view
-    assert wide.sidebar_visible and not narrow.sidebar_visible
+@pytest.mark.parametrize(
+    ("cols", "visible", "narrow", "shown"),
+    [
+        (SIDEBAR_COLLAPSE_COLS, True, False, True),
+        (SIDEBAR_COLLAPSE_COLS, False, True, False),
+        (SIDEBAR_COLLAPSE_COLS - 1, True, False, False),  # marks only
+        (SIDEBAR_COLLAPSE_COLS - 1, True, True, True),  # expanded there with prefix+b
+    ],
+    ids=["wide", "wide-hidden", "narrow", "narrow-expanded"],
+)
+def test_the_sidebar_collapses_on_narrow_terminals(
+    cols: int, visible: bool, narrow: bool, shown: bool
+) -> None:
+    assert sidebar_shown(cols, visible, narrow) is shown

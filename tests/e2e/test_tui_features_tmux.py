@@ -315,6 +315,10 @@ def test_sidebar_collapses_to_marks_on_a_narrow_terminal(tui: Tui) -> None:
     tui.tmux("resize-window", "-t", "main", "-x", "90", "-y", "30")
     screen = tui.wait_for(lambda s: "Spaces" not in s, message="the sidebar stayed expanded")
     assert any(line.startswith("▌") for line in screen.split("\n"))  # the marks column
+    tui.keys("C-b", "b")  # expanded on purpose, even there
+    tui.wait_text("Spaces")
+    tui.keys("C-b", "b")
+    tui.wait_for(lambda s: "Spaces" not in s, message="prefix+b did not collapse it again")
     tui.tmux("resize-window", "-t", "main", "-x", "140", "-y", "30")
     tui.wait_text("Spaces")
 

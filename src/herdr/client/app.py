@@ -58,6 +58,7 @@ from herdr.client.build_view import (
     focused_pane_id,
     pane_at,
     pane_views,
+    sidebar_shown,
     split_at,
     tab_layout,
     view_base,
@@ -144,6 +145,7 @@ class App:
         self.ws_id: str | None = None
         self.tab_id: str | None = None
         self.sidebar_visible = self.settings.sidebar_visible
+        self.sidebar_narrow = False  # expanded on a terminal under 100 columns (prefix+b)
         self.selected_ws: str | None = None
         self.host_focused = True
         self.frame: Frame | None = None
@@ -427,7 +429,7 @@ class App:
             self.cols,
             self.rows,
             self._look,
-            self.sidebar_visible,
+            sidebar_shown(self.cols, self.sidebar_visible, self.sidebar_narrow),
             self.machine.mode,
             self.message,
             self.machine.prompt,

@@ -182,6 +182,13 @@ SIDEBAR_COLLAPSE_COLS = 100  # narrower terminals show the sidebar's marks only
 _SIDEBAR_EXTRA = 8  # lead, mark, gap and the agent count beside a workspace name
 
 
+def sidebar_shown(cols: int, visible: bool, narrow_visible: bool) -> bool:
+    """Whether the sidebar is expanded: below :data:`SIDEBAR_COLLAPSE_COLS` it shows
+    its marks only unless the user expanded it there (``prefix+b``), each width
+    keeping its own choice."""
+    return visible if cols >= SIDEBAR_COLLAPSE_COLS else narrow_visible
+
+
 def sidebar_width(look: Look, labels: list[str]) -> int:
     """The expanded sidebar's width: ``sidebar_width``, grown to fit the longest
     workspace name, within ``sidebar_min_width``..``sidebar_max_width``."""
@@ -297,7 +304,6 @@ def view_base(doc: StateDoc | None, p: Presentation) -> ViewBase:
         zoomed=zoomed,
         selected_workspace_id=p.selected_workspace_id if p.mode == "navigate" else None,
         sidebar_width=sidebar_width(look, [w.label for w in workspaces]),
-        sidebar_visible=p.sidebar_visible and p.cols >= SIDEBAR_COLLAPSE_COLS,
     )
     return ViewBase(view, tuple(slots), focused)
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from herdr.api.attach_messages import Input, Paste
 from herdr.client import actions as a
 from herdr.client import closing
+from herdr.client.build_view import SIDEBAR_COLLAPSE_COLS
 from herdr.client.more_commands import MORE_COMMANDS
 from herdr.client.targets import cycle_agent, notification_target
 
@@ -142,7 +143,10 @@ def on_focused_pane(app: App, name: str, method: str) -> None:
 
 
 def toggle_sidebar(app: App) -> None:
-    app.sidebar_visible = not app.sidebar_visible
+    if app.cols < SIDEBAR_COLLAPSE_COLS:
+        app.sidebar_narrow = not app.sidebar_narrow  # narrow terminals keep their own
+    else:
+        app.sidebar_visible = not app.sidebar_visible
     app.sync_server()
     app.schedule_draw()
 
