@@ -133,6 +133,7 @@ class App:
         self.search: cs.Search | None = None  # copy mode's last search (/ ? n N)
         self.search_origin: tuple[int, int] | None = None  # the cursor when / was typed
         self.search_seq = 0  # answers to older keystrokes are dropped
+        self.search_task: asyncio.Task[Any] | None = None  # n/N wait for the one before
         self.pending_close: tuple[str, dict[str, Any]] | None = None  # waits for y
         self.panel_kind: Literal["settings"] | None = None  # shown in help mode
         self.mouse_sel: ms.MouseSelection | None = None  # a mouse drag's selection
@@ -232,10 +233,11 @@ class App:
             self.exit_detail = detail
             self._done.set_result(reason)
 
-    def spawn(self, coro: Any) -> None:
+    def spawn(self, coro: Any) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     # -- server stream --------------------------------------------------------------------
 

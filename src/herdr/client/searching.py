@@ -10,6 +10,7 @@ and searching is retried once.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -62,19 +63,28 @@ def cancel(app: App) -> None:
 
 
 def repeat(app: App, reverse: bool) -> None:
-    """``n``/``N``: the next match after (before) the one the cursor is on."""
-    search, copy = app.search, app.copy
-    if copy is None:
-        return
-    if search is None or not search.query:
+    """``n``/``N``: the next match after (before) the one the cursor is on. Each waits
+    for the search before it, so ``n n n`` typed quickly steps three matches."""
+    if app.search is None or not app.search.query:
         app.notice("no previous search (/ or ? to search)")
+        return
+    app.search_task = app.spawn(_repeat(app, reverse, app.search_task))
+
+
+async def _repeat(app: App, reverse: bool, before: Any) -> None:
+    if before is not None and not before.done():
+        with contextlib.suppress(Exception):
+            await before
+    search, copy = app.search, app.copy
+    if copy is None or search is None or not search.query:
         return
     direction = cs.opposite(search.direction) if reverse else search.direction
     cursor = (copy.line, copy.col)
     current = search.current_match
     previous = current if current is not None and current[0] == cursor else None
     app.search_seq += 1
-    launch(app, search.query, direction, search.direction, cursor, previous)
+    ask = _Ask(copy.pane_id, search.query, direction, search.direction, cursor, previous)
+    await _run(app, app.search_seq, ask)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +112,7 @@ def launch(  # noqa: PLR0917 -- the six parts of one search, named at each call
     if copy is None:
         return
     ask = _Ask(copy.pane_id, query, direction, kept, cursor, previous)
-    app.spawn(_run(app, app.search_seq, ask))
+    app.search_task = app.spawn(_run(app, app.search_seq, ask))
 
 
 async def _run(app: App, seq: int, ask: _Ask) -> None:
