@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from herdr.api.attach_messages import StateDoc
+from herdr.client.names import tab_name
 from herdr.client.style import WORDS
 
 EntryKind = Literal["session", "workspace", "tab", "pane"]
@@ -48,6 +49,7 @@ def entries(doc: StateDoc | None, session: str) -> list[Entry]:
     out = [Entry("session", "", 0, f"session {session}")]
     if doc is None:
         return out
+    records = {str(p["pane_id"]): p for p in doc.panes}
     for ws in doc.workspaces:
         ws_id = str(ws["workspace_id"])
         status = WORDS.get(str(ws.get("agent_status", "")), "")
@@ -59,7 +61,9 @@ def entries(doc: StateDoc | None, session: str) -> list[Entry]:
                 continue
             tab_id = str(tab["tab_id"])
             tab_index = len(out)
-            out.append(Entry("tab", tab_id, 2, str(tab.get("label") or tab_id), ws_index))
+            layout = doc.layouts.get(tab_id)
+            focused = records.get(layout.focused_pane_id) if layout is not None else None
+            out.append(Entry("tab", tab_id, 2, tab_name(tab, focused) or tab_id, ws_index))
             for pane in doc.panes:
                 if pane.get("tab_id") == tab_id:
                     out.append(Entry("pane", str(pane["pane_id"]), 3, _pane_text(pane), tab_index))
