@@ -85,7 +85,9 @@ PURE = (
 
 
 # The client's I/O shell: the app's loop, its connections, the terminal, the config file.
-CLIENT_IO = frozenset({"app.py", "connection.py", "settings.py", "terminal.py"})
+CLIENT_IO = frozenset(
+    {"app.py", "connection.py", "settings.py", "terminal.py", "closing.py", "command_line.py"}
+)
 
 
 def _module_name(path: Path) -> str:

@@ -280,6 +280,7 @@ def test_every_config_action_name_is_known() -> None:
         "cycle_pane_previous",
         "navigate_workspace_up",
         "navigate_workspace_down",
+        "command_prompt",  # ours: tmux's prefix+: (herdr has none)
     }
     for d in ("left", "down", "up", "right"):
         expected |= {f"focus_pane_{d}", f"swap_pane_{d}", f"resize_pane_{d}"}
@@ -289,8 +290,8 @@ def test_every_config_action_name_is_known() -> None:
 
 def test_help_lists_the_everyday_keys_first() -> None:
     rows = help_entries(default_bindings())
-    assert rows[0] == ("ctrl+b v", "split right")
-    assert ("ctrl+b minus", "split down") in rows
+    assert rows[0] == ("ctrl+b v, ctrl+b %", "split right")  # tmux's % too
+    assert ('ctrl+b minus, ctrl+b "', "split down") in rows
     assert ("ctrl+b 1..9", "switch to tab 1-9") in rows
     assert ("ctrl+b ctrl+b", "send the prefix key to the pane") in rows
 

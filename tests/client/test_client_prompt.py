@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 import pytest
 
 from herdr.api.attach_messages import StateDoc, decode_state
-from herdr.client.actions import PromptChanged, SubmitPrompt
+from herdr.client.actions import CancelPrompt, PromptChanged, SubmitPrompt
 from herdr.client.ansi import strip_ansi
 from herdr.client.app import App
 from herdr.client.compose import compose
@@ -81,7 +81,7 @@ EDIT_CASES = [
 
 @pytest.mark.parametrize("case", EDIT_CASES, ids=[c.test_id for c in EDIT_CASES])
 def test_prompt_line_editing(case: EditCase) -> None:
-    prompt = open_prompt("tab", "w1:t1", case.start)
+    prompt = open_prompt("tab", "w1:t1", case.start, select=False)
     assert (prompt.text, prompt.cursor) == (case.start, len(case.start))
     outcome = "ignore"
     for event in _events(case.keys):
@@ -89,6 +89,37 @@ def test_prompt_line_editing(case: EditCase) -> None:
         if outcome in ("submit", "cancel"):
             break
     assert (prompt.text, prompt.cursor, outcome) == (case.text, case.cursor, case.outcome)
+
+
+SELECTED_CASES = [
+    EditCase("typing_replaces", "old name", b"new", "new", 3, "edit"),
+    EditCase("paste_replaces", "old", b"\x1b[200~x\x1b[201~", "x", 1, "edit"),
+    EditCase("backspace_clears", "old", b"\x7f", "", 0, "edit"),
+    EditCase("ctrl_u_clears", "old", b"\x15", "", 0, "edit"),
+    EditCase("end_keeps_and_appends", "old", b"\x1b[F2", "old2", 4, "edit"),
+    EditCase("right_keeps_and_appends", "old", b"\x1b[C2", "old2", 4, "edit"),
+    EditCase("left_goes_to_start", "old", b"\x1b[D_", "_old", 1, "edit"),
+    EditCase("home_goes_to_start", "old", b"\x1b[H_", "_old", 1, "edit"),
+    EditCase("enter_keeps_the_name", "old", b"\r", "old", 3, "submit"),
+    EditCase("esc_cancels", "old", b"\x1b", "old", 3, "cancel"),
+]
+
+
+@pytest.mark.parametrize("case", SELECTED_CASES, ids=[c.test_id for c in SELECTED_CASES])
+def test_rename_prompt_selects_the_old_name(case: EditCase) -> None:
+    prompt = open_prompt("tab", "w1:t1", case.start)
+    assert prompt.selected
+    outcome = "ignore"
+    for event in _events(case.keys):
+        prompt, outcome = edit(prompt, event)
+        if outcome in ("submit", "cancel"):
+            break
+    assert (prompt.text, prompt.cursor, outcome) == (case.text, case.cursor, case.outcome)
+    assert not prompt.selected
+
+
+def test_an_empty_prefill_is_not_selected() -> None:
+    assert not open_prompt("tab", "t", "").selected
 
 
 def test_prompt_text_is_bounded() -> None:
@@ -133,6 +164,7 @@ def test_prompt_esc_cancels_without_submitting() -> None:
         PromptChanged(Prompt("pane", "w1:p1", "ab", 2)),
         PromptChanged(Prompt("pane", "w1:p1", "abc", 3)),
         ModeChanged("terminal"),
+        CancelPrompt(Prompt("pane", "w1:p1", "abc", 3)),
     ]
     assert m.prompt is None
 
@@ -193,7 +225,7 @@ def test_resize_mode_is_persistent_and_repeats() -> None:
 
 def test_help_lists_the_new_keys() -> None:
     rows = {d: k for k, d in help_entries(default_bindings())}
-    assert rows["rename tab"] == "ctrl+b shift+t"
+    assert rows["rename tab"] == "ctrl+b shift+t, ctrl+b ,"  # tmux's , too
     assert rows["go to the agent that needs you"] == "ctrl+b o"
     assert rows["leave resize mode"] == "resize: esc, q, enter"
 
@@ -374,10 +406,11 @@ def _app_doc() -> dict[str, Any]:
     ("keys", "method", "params"),
     [
         (b"\x02T\x15build\r", "tab.rename", {"tab_id": "w1:t1", "label": "build"}),
-        (b"\x02W!\r", "workspace.rename", {"workspace_id": "w1", "label": "proj!"}),
+        (b"\x02W\x1b[F!\r", "workspace.rename", {"workspace_id": "w1", "label": "proj!"}),
+        (b"\x02Wnew\r", "workspace.rename", {"workspace_id": "w1", "label": "new"}),
         (b"\x02P\x15\r", "pane.rename", {"pane_id": "w1:p1", "label": ""}),
     ],
-    ids=["tab", "workspace", "pane_cleared"],
+    ids=["tab", "workspace_appended", "workspace_replaced", "pane_cleared"],
 )
 def test_app_rename_prompt_sends_the_label(
     tmp_path: Path, keys: bytes, method: str, params: dict[str, Any]
@@ -401,7 +434,7 @@ def test_app_rename_prompt_prefills_and_draws(tmp_path: Path) -> None:
         return rec
 
     rec = asyncio.run(scenario())
-    assert rec.app.machine.prompt == Prompt("tab", "w1:t1", "main", 4)
+    assert rec.app.machine.prompt == Prompt("tab", "w1:t1", "main", 4, selected=True)
     view = rec.app.build_view()
     assert view.prompt == rec.app.machine.prompt
     assert "RENAME TAB" in strip_ansi(compose(view).rows[0])

@@ -218,6 +218,7 @@ def test_right_click_routing(
 
 def test_agent_view_replaces_the_sidebar_agent_list(tmp_path: Path) -> None:
     app, _out = _app(tmp_path, sidebar_width=30)
+    app.cols = 120  # below 100 columns the sidebar shows its marks only
     view = {
         "source": "example.views",
         "label": "Needs me",

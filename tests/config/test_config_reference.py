@@ -60,6 +60,10 @@ READ_BY_OUR_CODE: dict[str, Callable[[], Any]] = {
     "ui.sound.enabled": lambda: _UI.bell,
     "ui.toast.delivery": lambda: "terminal" if _UI.osc9 else "off",
     "ui.toast.herdr.position": lambda: _UI.toast_position,
+    "ui.confirm_close": lambda: _UI.confirm_close,
+    "ui.copy_on_select": lambda: _UI.copy_on_select,
+    "ui.sidebar_min_width": lambda: _UI.sidebar_min_width,
+    "ui.sidebar_max_width": lambda: _UI.sidebar_max_width,
     # herdr.cli: launch (nested TUI guard) and status (channel shown)
     "experimental.allow_nested": lambda: False,
     "update.channel": lambda: "stable",

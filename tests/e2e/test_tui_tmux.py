@@ -485,6 +485,7 @@ def test_rename_tab_prompt_submits_and_cancels(tui: Tui) -> None:
     # esc cancels: nothing renamed, and what was typed never reached the shell
     tui.keys("C-b", "T")
     tui.wait_text("RENAME TAB")
+    tui.keys("End")  # the old name is selected: End keeps it and types after it
     tui.literal("zzq")
     tui.wait_text("buildzzq")
     tui.keys("Escape")

@@ -164,7 +164,8 @@ def _client_lines(client: dict[str, Any], indent: str) -> list[str]:
         f"{indent}version: {client['version']}",
         f"{indent}channel: {client['channel']}",
         f"{indent}protocol: {client['protocol']}",
-        f"{indent}session: {_label(client['session'])}",
+        # the default session has no name on the wire (null); people call it "default"
+        f"{indent}session: {client['session'] or 'default'}",
         f"{indent}binary: {client['binary']}",
     ]
 

@@ -53,6 +53,7 @@ CommandName = Literal[
     "last_pane",
     "remote_image_paste",
     "navigate_select",
+    "command_prompt",
 ]
 
 
@@ -130,11 +131,25 @@ class SubmitPrompt:
 
 
 @dataclass(frozen=True, slots=True)
+class CancelPrompt:
+    """Esc in the prompt: nothing is sent (a search puts the cursor back)."""
+
+    prompt: Prompt
+
+
+@dataclass(frozen=True, slots=True)
 class CopyKey:
     """A key pressed in copy mode: the app runs it through :mod:`herdr.client.copymode`
     (keys never reach the pane there)."""
 
     spec: KeySpec
+
+
+@dataclass(frozen=True, slots=True)
+class HelpScroll:
+    """j/k or page keys in the help overlay: scroll it by ``step`` entries."""
+
+    step: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,7 +205,9 @@ Action: TypeAlias = (
     | ResizeDir
     | PromptChanged
     | SubmitPrompt
+    | CancelPrompt
     | CopyKey
+    | HelpScroll
     | CyclePane
     | SwitchTab
     | SwitchWorkspace

@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -43,7 +44,11 @@ from herdr.api.attach_messages import (
 from herdr.api.attach_messages import Toast as ToastLine
 from herdr.api.limits import MAX_SIZE_CELLS
 from herdr.client import actions as a
+from herdr.client import closing, command_line, mouse_copy, searching
 from herdr.client import copymode as cm
+from herdr.client import copysearch as cs
+from herdr.client import more_commands as more
+from herdr.client import mouse_select as ms
 from herdr.client.banner import overlay_banner
 from herdr.client.bindings import Bindings, help_entries, load_bindings
 from herdr.client.build_view import (
@@ -55,6 +60,7 @@ from herdr.client.build_view import (
     focused_pane_id,
     pane_at,
     pane_views,
+    sidebar_shown,
     split_at,
     tab_layout,
     view_base,
@@ -72,7 +78,7 @@ from herdr.client.settings import UiSettings, load_ui_settings
 from herdr.client.terminal import HostTerminal, write_all
 from herdr.client.toast import Toast, make_toast
 from herdr.client.toast import overlay as toast_overlay
-from herdr.client.view import Frame, PaneView, ViewState, pane_area
+from herdr.client.view import Frame, Panel, PaneView, ViewState, pane_area
 from herdr.client.wheel import sends_arrows, wheel_keys
 from herdr.config.health import read_health
 from herdr.config.paths import config_file, state_dir
@@ -127,7 +133,18 @@ class App:
         self.panes: dict[str, PaneMirror] = {}  # pane id → what the stream last told
         self.copy: cm.CopyState | None = None  # copy mode on the focused pane
         self.copied = ""  # the last text put on the host clipboard (tests read it)
-        self._copy_paint: tuple[tuple[str, ...], cm.CopyState, tuple[str, ...]] | None = None
+        self._copy_paint: (
+            tuple[tuple[str, ...], cm.CopyState, cs.Search | None, tuple[str, ...]] | None
+        ) = None
+        self.search: cs.Search | None = None  # copy mode's last search (/ ? n N)
+        self.search_origin: tuple[int, int] | None = None  # the cursor when / was typed
+        self.search_seq = 0  # answers to older keystrokes are dropped
+        self.search_task: asyncio.Task[Any] | None = None  # n/N wait for the one before
+        self.pending_close: tuple[str, dict[str, Any]] | None = None  # waits for y
+        self.panel_kind: Literal["settings"] | None = None  # shown in help mode
+        self.mouse_sel: ms.MouseSelection | None = None  # a mouse drag's selection
+        self.last_click: tuple[str, tuple[int, int], float] | None = None  # double clicks
+        self.help_offset = 0
         self.host_app_cursor = False  # DECCKM mirrored from the focused pane
         # (kitty flags, modifyOtherKeys level) as mirrored on the host from the focused
         # pane: the host then encodes keys as that program asked, and they pass unchanged
@@ -135,6 +152,7 @@ class App:
         self.ws_id: str | None = None
         self.tab_id: str | None = None
         self.sidebar_visible = self.settings.sidebar_visible
+        self.sidebar_narrow = False  # expanded on a terminal under 100 columns (prefix+b)
         self.selected_ws: str | None = None
         self.host_focused = True
         self.frame: Frame | None = None
@@ -171,6 +189,8 @@ class App:
             ),
             cm.Copy: lambda before, e: self.copy_selection(before, e.selection),
             cm.Leave: lambda _before, _e: self.leave_copy(),
+            cm.StartSearch: lambda _before, e: searching.start(self, e.direction),
+            cm.RepeatSearch: lambda _before, e: searching.repeat(self, e.reverse),
         }
 
     # -- lifecycle ----------------------------------------------------------------------
@@ -236,10 +256,11 @@ class App:
             self.exit_detail = detail
             self._done.set_result(reason)
 
-    def spawn(self, coro: Any) -> None:
+    def spawn(self, coro: Any) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     # -- server stream --------------------------------------------------------------------
 
@@ -419,6 +440,12 @@ class App:
         mirror = self.panes.get(copy.pane_id) if copy is not None else None
         if copy is not None and mirror is not None:
             overlays[copy.pane_id] = (self._painted(mirror.rows, copy), copy.cursor())
+        sel = self.mouse_sel
+        selected = self.panes.get(sel.pane_id) if sel is not None else None
+        if sel is not None and selected is not None and sel.pane_id not in overlays:
+            top = ms.top_row(selected.size, selected.scroll)
+            rows = ms.paint(selected.rows, top, selected.size[0], sel)
+            overlays[sel.pane_id] = (rows, selected.cursor)
         return base.view, pane_views(base, self.panes, overlays)
 
     def _presentation(self) -> Presentation:
@@ -427,23 +454,46 @@ class App:
             self.cols,
             self.rows,
             self._look,
-            self.sidebar_visible,
+            sidebar_shown(self.cols, self.sidebar_visible, self.sidebar_narrow),
             self.machine.mode,
             self.message,
             self.machine.prompt,
             self.ws_id,
             self.tab_id,
             self.selected_ws,
-            copy.position() if copy is not None else "",
+            self._copy_status(copy),
+            self._panel(),
+            self.help_offset,
+            self.session_label,
         )
 
+    def _panel(self) -> Panel | None:
+        prompt = self.machine.prompt
+        if prompt is not None and prompt.kind == "goto":
+            return more.goto_panel(self, prompt)
+        if self.panel_kind == "settings" and self.machine.mode == "help":
+            return more.settings_panel(self)
+        return None
+
+    def scroll_help(self, step: int) -> None:
+        self.help_offset = min(max(0, self.help_offset + step), max(0, len(self.help) - 1))
+        self.schedule_draw()
+
+    def _copy_status(self, copy: cm.CopyState | None) -> str:
+        if copy is None:
+            return ""
+        search = self.search
+        return f"{copy.position()} {search.status()}" if search is not None else copy.position()
+
     def _painted(self, rows: tuple[str, ...], copy: cm.CopyState) -> tuple[str, ...]:
-        """The copy pane's rows with selection and cursor (kept while neither changed)."""
+        """The copy pane's rows with search matches, selection and cursor (kept while
+        none of them changed)."""
         cached = self._copy_paint
-        if cached is not None and cached[0] is rows and cached[1] == copy:
-            return cached[2]
-        painted = cm.paint(rows, copy)
-        self._copy_paint = (rows, copy, painted)
+        search = self.search
+        if cached is not None and cached[0] is rows and cached[1] == copy and cached[2] is search:
+            return cached[3]
+        painted = cm.paint(cs.paint(rows, copy.top, copy.width, search), copy)
+        self._copy_paint = (rows, copy, search, painted)
         return painted
 
     # -- drawing ----------------------------------------------------------------------------
@@ -634,6 +684,13 @@ class App:
         """Back to terminal mode; the pane returns to its live bottom."""
         copy, self.copy = self.copy, None
         self._copy_paint = None
+        self.search = None
+        self.search_origin = None
+        self.search_seq += 1
+        prompt = self.machine.prompt
+        if prompt is not None and prompt.kind == "search":
+            for action in self.machine.set_mode("terminal"):
+                self.do(action)
         if copy is not None:
             self.conn.send(Scroll(pane_id=copy.pane_id, delta=TO_BOTTOM))
         if self.machine.mode == "copy":
@@ -734,9 +791,35 @@ class App:
         for action in self.machine.open_prompt(prompt):
             self.do(action)
 
+    def prompt_changed(self, prompt: Prompt) -> None:
+        if prompt.kind == "search":
+            searching.typed(self, prompt)
+        elif prompt.kind == "goto":
+            more.goto_changed(self, prompt)
+        self.schedule_draw()
+
+    def cancel_prompt(self, prompt: Prompt) -> None:
+        if prompt.kind == "search":
+            searching.cancel(self)
+        elif prompt.kind == "confirm":
+            closing.kept(self)
+        self.schedule_draw()
+
     def submit_prompt(self, prompt: Prompt) -> None:
         """Send the typed name; the server's answer (or error) comes back as a notice or
         through the state stream."""
+        if prompt.kind == "search":
+            searching.submit(self, prompt)
+            return
+        if prompt.kind == "confirm":
+            closing.confirmed(self)
+            return
+        if prompt.kind == "goto":
+            more.goto_submit(self, prompt)
+            return
+        if prompt.kind == "command":
+            command_line.run(self, prompt.text)
+            return
         method = f"{prompt.kind}.rename"
         key = {"workspace": "workspace_id", "tab": "tab_id", "pane": "pane_id"}[prompt.kind]
         self.request(method, {key: prompt.target, "label": prompt.text})
@@ -762,7 +845,7 @@ class App:
             diagnostics = result.get("diagnostics")
             if isinstance(diagnostics, list):
                 notes.extend(f"server: {d}" for d in diagnostics if isinstance(d, str))
-        path = self.config_path or Path(config_file(os.environ))
+        path = self.config_file()
         notes.extend(self.reload_settings(load_ui_settings(path)))
         self.config_banner = self._config_problems()
         health = read_health(path=str(path))
@@ -779,6 +862,9 @@ class App:
         """Every problem of the config file, ``file:line:col: …`` (for the banner)."""
         path = self.config_path or Path(config_file(os.environ))
         return tuple(read_health(path=str(path)).lines())
+
+    def config_file(self) -> Path:
+        return self.config_path or Path(config_file(os.environ))
 
     def reload_settings(self, settings: UiSettings) -> list[str]:
         """Apply re-read ``[ui]`` settings and key bindings; returns the warnings.
@@ -910,6 +996,8 @@ class App:
                 data = encode_mouse_sgr(event, local_x, local_y).decode("latin-1")
                 self.conn.send(Input(pane_id=pane_id, data=data))
                 return
+        if mouse_copy.handle(self, event, pane_hit, time.monotonic()):
+            return
         if event.kind == "wheel" and pane_hit is not None:
             wheel = event.button in ("wheel_up", "wheel_down")
             shown = self.panes.get(pane_hit[0])
@@ -991,6 +1079,8 @@ class App:
 def _look(settings: UiSettings, help_lines: tuple[tuple[str, str], ...]) -> Look:
     return Look(
         sidebar_width=settings.sidebar_width,
+        sidebar_min_width=settings.sidebar_min_width,
+        sidebar_max_width=settings.sidebar_max_width,
         sidebar_collapsed_mode=settings.sidebar_collapsed_mode,
         tab_bar_position=settings.tab_bar_position,
         hide_tab_bar_when_single_tab=settings.hide_tab_bar_when_single_tab,

@@ -58,16 +58,19 @@ def _cmd(name: CommandName, default: str | None, description: str) -> _ActionDef
     return _ActionDef((default,) if default else (), _const(Command(name)), description)
 
 
-def _cat(action_id: str, default: str | None) -> _ActionDef:
+def _cat(action_id: str, *defaults: str | None) -> _ActionDef:
     """A catalog command (``api.command_catalog``): its TUI command and description."""
     entry = CATALOG[action_id]
-    return _cmd(cast(CommandName, entry.command), default, entry.description)
+    keys = tuple(key for key in defaults if key)
+    return _ActionDef(keys, _const(Command(cast(CommandName, entry.command))), entry.description)
 
 
 _ACTIONS: dict[str, _ActionDef] = {
     "help": _cat("help", "prefix+?"),
     "settings": _cat("settings", "prefix+s"),
-    "detach": _cat("detach", "prefix+q"),
+    # tmux's keys where herdr leaves them free: d detaches, % and " split, , renames the
+    # tab, : opens the command prompt (guessed: a tmux user reaches for them first)
+    "detach": _cat("detach", "prefix+q", "prefix+d"),
     "reload_config": _cat("reload_config", "prefix+shift+r"),
     "new_workspace": _cat("new_workspace", "prefix+shift+n"),
     "rename_workspace": _cat("rename_workspace", "prefix+shift+w"),
@@ -84,19 +87,20 @@ _ACTIONS: dict[str, _ActionDef] = {
     "next_agent": _cat("next_agent", None),
     "focus_agent": _ActionDef((), FocusAgent, "focus agent 1-9", indexed=True),
     "new_tab": _cat("new_tab", "prefix+c"),
-    "rename_tab": _cat("rename_tab", "prefix+shift+t"),
+    "rename_tab": _cat("rename_tab", "prefix+shift+t", "prefix+,"),
     "close_tab": _cat("close_tab", "prefix+shift+x"),
     "next_tab": _cat("next_tab", "prefix+n"),
     "previous_tab": _cat("previous_tab", "prefix+p"),
-    "move_tab_previous": _cat("move_tab_previous", None),
-    "move_tab_next": _cat("move_tab_next", None),
+    "move_tab_previous": _cat("move_tab_previous", "prefix+<"),
+    "move_tab_next": _cat("move_tab_next", "prefix+>"),
     "switch_tab": _ActionDef(("prefix+1..9",), SwitchTab, "switch to tab 1-9", indexed=True),
     "switch_workspace": _ActionDef((), SwitchWorkspace, "switch to workspace 1-9", indexed=True),
     "rename_pane": _cat("rename_pane", "prefix+shift+p"),
     "edit_scrollback": _cat("edit_scrollback", "prefix+e"),
     "copy_mode": _cat("copy_mode", "prefix+["),
-    "split_vertical": _cat("split_vertical", "prefix+v"),
-    "split_horizontal": _cat("split_horizontal", "prefix+minus"),
+    "split_vertical": _cat("split_vertical", "prefix+v", "prefix+%"),
+    "split_horizontal": _cat("split_horizontal", "prefix+minus", 'prefix+"'),
+    "command_prompt": _cmd("command_prompt", "prefix+:", "command prompt (CLI verbs)"),
     "close_pane": _cat("close_pane", "prefix+x"),
     "zoom": _cat("zoom", "prefix+z"),
     "resize_mode": _cat("resize_mode", "prefix+r"),
@@ -503,4 +507,14 @@ def help_entries(bindings: Bindings) -> tuple[tuple[str, str], ...]:
     rows.append(("resize: shift+h/j/k/l", "move it by a bigger step"))
     rows.append(("resize: esc, q, enter", "leave resize mode"))
     rows.append(("rename: enter / esc", "save / cancel the new name"))
+    rows.append(("copy: h/j/k/l w b 0 $ g G", "move the copy cursor"))
+    rows.append(("copy: v / V, y or enter", "select / select lines, copy"))
+    rows.append(("copy: / ? n N", "search down / up, next / previous"))
+    rows.append(("copy: q, esc", "leave copy mode"))
+    rows.append(("mouse: click", "focus a pane, tab or space"))
+    rows.append(("mouse: drag a border", "resize the split"))
+    rows.append(("mouse: drag in a pane", "select text (copied on release)"))
+    rows.append(("mouse: double-click", "select a word"))
+    rows.append(("mouse: wheel", "scroll (copy mode)"))
+    rows.append(("help: j/k, pgup/pgdn", "scroll this list"))
     return tuple(rows)

@@ -15,11 +15,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from herdr.api.attach_messages import SplitHandle, StateDoc, TabLayout
+from herdr.api.attach_messages import Record, SplitHandle, StateDoc, TabLayout
 from herdr.client.actions import Mode
+from herdr.client.ansi import text_width
 from herdr.client.mirror import PaneMirror
+from herdr.client.names import tab_name
 from herdr.client.prompt import Prompt
-from herdr.client.view import AgentStatus, AgentView, PaneView, TabView, ViewState, WorkspaceView
+from herdr.client.view import (
+    AgentStatus,
+    AgentView,
+    Panel,
+    PaneView,
+    TabView,
+    ViewState,
+    WorkspaceView,
+)
 from herdr.runtime import agent_view
 from herdr.runtime.layout import Rect
 from herdr.vocab import STATUS_WORDS
@@ -32,6 +42,8 @@ class Look:
     """The ``[ui]`` settings a frame shows, and the help text (fixed until a reload)."""
 
     sidebar_width: int = 26
+    sidebar_min_width: int = 18
+    sidebar_max_width: int = 36
     sidebar_collapsed_mode: Literal["compact", "hidden"] = "compact"
     tab_bar_position: Literal["top", "bottom"] = "top"
     hide_tab_bar_when_single_tab: bool = False
@@ -55,6 +67,9 @@ class Presentation:
     tab_id: str | None = None
     selected_workspace_id: str | None = None  # the navigate-mode selection
     copy_position: str = ""
+    panel: Panel | None = None  # the navigator or the settings
+    help_offset: int = 0
+    session: str = ""  # the session's name, shown in the sidebar header
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +178,29 @@ def pane_views(
 
 
 _EMPTY = PaneMirror()
+SIDEBAR_COLLAPSE_COLS = 100  # narrower terminals show the sidebar's marks only
+_SIDEBAR_EXTRA = 8  # lead, mark, gap and the agent count beside a workspace name
+
+
+def sidebar_shown(cols: int, visible: bool, narrow_visible: bool) -> bool:
+    """Whether the sidebar is expanded: below :data:`SIDEBAR_COLLAPSE_COLS` it shows
+    its marks only unless the user expanded it there (``prefix+b``), each width
+    keeping its own choice."""
+    return visible if cols >= SIDEBAR_COLLAPSE_COLS else narrow_visible
+
+
+def sidebar_width(look: Look, labels: list[str]) -> int:
+    """The expanded sidebar's width: ``sidebar_width``, grown to fit the longest
+    workspace name, within ``sidebar_min_width``..``sidebar_max_width``."""
+    low = min(look.sidebar_min_width, look.sidebar_max_width)
+    high = max(look.sidebar_min_width, look.sidebar_max_width)
+    want = max((text_width(label) + _SIDEBAR_EXTRA for label in labels), default=0)
+    return min(max(look.sidebar_width, want, low), max(high, look.sidebar_width))
+
+
+def _focused_record(doc: StateDoc, records: dict[str, Record], tab_id: str) -> Record | None:
+    layout = doc.layouts.get(tab_id)
+    return records.get(layout.focused_pane_id) if layout is not None else None
 
 
 def view_base(doc: StateDoc | None, p: Presentation) -> ViewBase:
@@ -179,11 +217,14 @@ def view_base(doc: StateDoc | None, p: Presentation) -> ViewBase:
         status_indicators=look.status_indicators,
         agent_panel_sort=look.agent_panel_sort,
         mode=p.mode,
-        help_visible=p.mode == "help",
+        help_visible=p.mode == "help" and p.panel is None,
         help=look.help,
+        help_offset=p.help_offset,
+        panel=p.panel,
         message=p.message,
         prompt=p.prompt,
         copy_position=p.copy_position,
+        session=p.session,
     )
     if doc is None:
         return ViewBase(replace(base, message=p.message or "connecting…"))
@@ -205,7 +246,7 @@ def view_base(doc: StateDoc | None, p: Presentation) -> ViewBase:
     tabs = tuple(
         TabView(
             t["tab_id"],
-            str(t.get("label", "")),
+            tab_name(t, _focused_record(doc, records, t["tab_id"])),
             _status(t.get("agent_status")),
             seen=t.get("agent_status") != "done",
         )
@@ -262,6 +303,7 @@ def view_base(doc: StateDoc | None, p: Presentation) -> ViewBase:
         focused_pane_id=focused,
         zoomed=zoomed,
         selected_workspace_id=p.selected_workspace_id if p.mode == "navigate" else None,
+        sidebar_width=sidebar_width(look, [w.label for w in workspaces]),
     )
     return ViewBase(view, tuple(slots), focused)
 

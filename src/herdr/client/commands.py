@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from herdr.api.attach_messages import Input, Paste
 from herdr.client import actions as a
+from herdr.client import closing
+from herdr.client.build_view import SIDEBAR_COLLAPSE_COLS
+from herdr.client.more_commands import MORE_COMMANDS
 from herdr.client.targets import cycle_agent, notification_target
 
 if TYPE_CHECKING:
@@ -59,6 +62,9 @@ def run_command(app: App, action: a.RunCommand) -> None:
 def mode_changed(app: App, action: a.ModeChanged) -> None:
     if action.mode == "navigate":
         app.selected_ws = app.ws_id  # the selection starts where we are
+    if action.mode != "help":
+        app.panel_kind = None  # the settings panel lives in help mode
+        app.help_offset = 0
     app.schedule_draw()
 
 
@@ -116,10 +122,12 @@ ACTIONS: dict[type[Any], Callable[[App, Any], None]] = {
     a.FocusDir: focus_direction,
     a.SwapDir: swap_direction,
     a.ResizeDir: resize_direction,
-    a.PromptChanged: lambda app, _action: app.schedule_draw(),
+    a.PromptChanged: lambda app, action: app.prompt_changed(action.prompt),
+    a.CancelPrompt: lambda app, action: app.cancel_prompt(action.prompt),
     a.CopyKey: lambda app, action: app.copy_key(action.spec),
     a.SubmitPrompt: lambda app, action: app.submit_prompt(action.prompt),
     a.CyclePane: lambda app, action: app.cycle_pane(action.step),
+    a.HelpScroll: lambda app, action: app.scroll_help(action.step),
     a.SwitchTab: lambda app, action: app.switch_tab_index(action.index),
     a.SwitchWorkspace: switch_workspace_index,
     a.FocusAgent: focus_agent,
@@ -155,23 +163,20 @@ def on_focused_pane(app: App, name: str, method: str) -> None:
 
 
 def toggle_sidebar(app: App) -> None:
-    app.sidebar_visible = not app.sidebar_visible
+    if app.cols < SIDEBAR_COLLAPSE_COLS:
+        app.sidebar_narrow = not app.sidebar_narrow  # narrow terminals keep their own
+    else:
+        app.sidebar_visible = not app.sidebar_visible
     app.sync_server()
     app.schedule_draw()
 
 
 def close_tab(app: App) -> None:
-    if app.tab_id is None:
-        app.unavailable("close_tab")
-    else:
-        app.request("tab.close", {"tab_id": app.tab_id})
+    closing.close(app, "tab", app.tab_id)
 
 
 def close_workspace(app: App) -> None:
-    if app.ws_id is None:
-        app.unavailable("close_workspace")
-    else:
-        app.request("workspace.close", {"workspace_id": app.ws_id})
+    closing.close(app, "workspace", app.ws_id)
 
 
 def step_workspace(app: App, step: int) -> None:
@@ -216,7 +221,7 @@ COMMANDS: dict[str, Callable[[App], None]] = {
     ),
     "next_tab": _with(step_tab, 1),
     "previous_tab": _with(step_tab, -1),
-    "close_pane": _with(on_focused_pane, "close_pane", "pane.close"),
+    "close_pane": lambda app: closing.close(app, "pane", app.focused_pane_id()),
     "zoom": _with(on_focused_pane, "zoom", "pane.zoom"),
     "toggle_sidebar": toggle_sidebar,
     "new_workspace": lambda app: app.request("workspace.create", {"focus": True}, switch=True),
@@ -236,3 +241,4 @@ COMMANDS: dict[str, Callable[[App], None]] = {
     "copy_mode": lambda app: app.start_copy(),
 }
 """Command name → its handler; the other names of ``CommandName`` are not available yet."""
+COMMANDS.update(MORE_COMMANDS)

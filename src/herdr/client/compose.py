@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal, NamedTuple, TypeAlias
 
+from herdr.client import panels
 from herdr.client.ansi import RESET, clip_ansi, color_sgr, fit, sgr, slice_ansi, text_width
 from herdr.client.borders import Item, MainKey, PaneKey, main_template
 from herdr.client.prompt import Prompt
@@ -115,6 +116,7 @@ class _StaticKey(NamedTuple):
     panes: tuple[PaneKey, ...]
     copy_position: str
     agents_title: str = "Agents"
+    session: str = ""
 
 
 def compose(view: ViewState, panes: tuple[PaneView, ...] | None = None) -> Frame:
@@ -154,6 +156,7 @@ def compose(view: ViewState, panes: tuple[PaneView, ...] | None = None) -> Frame
         tuple(PaneKey(p.pane_id, p.rect, p.title, p.agent, p.agent_status, p.seen) for p in panes),
         view.copy_position,
         view.agents_title,
+        view.session,
     )
     last = _last_static
     if last and last[0][0] == key:  # equal parts are mostly the same objects: cheap
@@ -181,6 +184,12 @@ def compose(view: ViewState, panes: tuple[PaneView, ...] | None = None) -> Frame
         if box is not None:
             regions = (*regions, Region(box, Target("help")))
             cursor = None
+    if view.panel is not None:
+        out, box = panels.overlay(out, cols, rows, view.panel, view.accent)
+        if box is not None:
+            regions = (*regions, Region(box, Target("help")))
+            if view.prompt is None:
+                cursor = None
     return Frame(cols, tuple(out), cursor, static.chrome.pane_area, regions)
 
 
@@ -264,6 +273,7 @@ def _static(key: _StaticKey) -> _Static:
             key.sort,
             key.accent,
             key.agents_title,
+            key.session,
         )
     )
     main_ys = [y for y in range(key.rows) if y != ch.tab_bar_y]
@@ -380,6 +390,10 @@ def _overlay_prompt(
     accent = color_sgr(view.accent)
     badge = f" {prompt.title.upper()} "
     hint = [(" enter ok · esc cancel ", DIM)]
+    if prompt.kind == "search" and view.copy_position:
+        hint = [(f" {view.copy_position} · enter ok · esc back ", DIM)]
+    if prompt.kind == "confirm":
+        hint = [(" y: yes · any other key: no ", DIM)]
     room = width - text_width(badge) - 2
     if room - text_width(hint[0][0]) >= 16:
         room -= text_width(hint[0][0])
@@ -393,10 +407,15 @@ def _overlay_prompt(
     shown = head + tail
     while shown and text_width(shown) > room:
         shown = shown[:-1]
+    text_style = sgr(7) if prompt.selected else sgr(4)  # selected: typing replaces it
+    if prompt.kind == "confirm":
+        text_style = sgr(1)
     line = fit_segments(
-        [(badge, sgr(1, 7, accent)), (" ", ""), (shown, sgr(4))], width, hint, min_left=0
+        [(badge, sgr(1, 7, accent)), (" ", ""), (shown, text_style)], width, hint, min_left=0
     )
     out[y] = slice_ansi(out[y], 0, x0) + line
+    if prompt.kind == "confirm":
+        return out, None
     return out, (x0 + text_width(badge) + 1 + text_width(head), y)
 
 
@@ -419,9 +438,13 @@ def _overlay_help(out: list[str], view: ViewState) -> tuple[list[str], Rect | No
     inner = box_w - 2
     cell_w = max(8, inner // columns)
     keys_w = min(keys_w, max(4, cell_w // 2))
-    entries = list(view.help[: body_rows * columns])
-    if len(view.help) > len(entries):
-        entries[-1] = (f"+{len(view.help) - len(entries) + 1} more", "")
+    capacity = body_rows * columns
+    offset = min(max(0, view.help_offset), max(0, len(view.help) - capacity))
+    entries = list(view.help[offset : offset + capacity])
+    below = len(view.help) - offset - len(entries)
+    footer = " any key closes"
+    if offset or below:
+        footer = f" j/k, pgup/pgdn scroll ({offset} above, {below} below) · other keys close"
     x0 = area_x + (area_w - box_w) // 2
     y0 = (rows - box_h) // 2
     accent = sgr(color_sgr(view.accent))
@@ -443,7 +466,7 @@ def _overlay_help(out: list[str], view: ViewState) -> tuple[list[str], Rect | No
             cells.append((" " + fit(keys_text, keys_w), sgr(1) + accent))
             cells.append((fit("  " + desc, max(0, width - 1 - keys_w)), ""))
         lines.append(side + fit_segments(cells, inner) + side)
-    lines.append(side + fit_segments([(" any key closes", DIM)], inner) + side)
+    lines.append(side + fit_segments([(footer, DIM)], inner) + side)
     lines.append(f"{accent}└{'─' * inner}┘{RESET}")
     for i, line in enumerate(lines[:box_h]):
         y = y0 + i

@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TypeAlias
+from typing import Literal, TypeAlias
 
 from herdr.client.ansi import RESET, char_width, slice_ansi, strip_ansi
 from herdr.client.input import CTRL, SHIFT
@@ -104,7 +104,21 @@ class Leave:
     """Copy mode ends: the app returns the pane to its live bottom."""
 
 
-Effect: TypeAlias = Scroll | Copy | Leave
+@dataclass(frozen=True, slots=True)
+class StartSearch:
+    """``/`` or ``?``: the app opens the search prompt (:mod:`herdr.client.copysearch`)."""
+
+    direction: Literal["forward", "backward"]
+
+
+@dataclass(frozen=True, slots=True)
+class RepeatSearch:
+    """``n`` (same direction as the last search) or ``N`` (``reverse``)."""
+
+    reverse: bool
+
+
+Effect: TypeAlias = Scroll | Copy | Leave | StartSearch | RepeatSearch
 
 
 # ----------------------------------------------------------------------------- state
@@ -198,6 +212,10 @@ def handle_key(
     if mods not in (0, SHIFT):
         return state, []
     shifted = mods == SHIFT
+    if key in ("/", "?"):
+        return state, [StartSearch("forward" if key == "/" else "backward")]
+    if key == "n":
+        return state, [RepeatSearch(reverse=shifted)]
     if key in ("k", "up") and not shifted:
         return _move(state, -1)
     if key in ("j", "down") and not shifted:
@@ -244,6 +262,11 @@ def _at(state: CopyState, line: int, col: int) -> tuple[CopyState, list[Effect]]
     line = min(max(0, line), state.total - 1)
     col = min(max(0, col), state.width - 1)
     return _follow(state, replace(state, line=line, col=col))
+
+
+def jump(state: CopyState, line: int, col: int) -> tuple[CopyState, list[Effect]]:
+    """The cursor to ``(line, col)`` (a search match), the view following it."""
+    return _at(state, line, col)
 
 
 def scroll_view(state: CopyState, rows: int) -> tuple[CopyState, list[Effect]]:

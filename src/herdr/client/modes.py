@@ -20,10 +20,12 @@ from herdr.client.actions import (
     HELP,
     Action,
     Bound,
+    CancelPrompt,
     Command,
     CopyKey,
     Direction,
     EnterNavigate,
+    HelpScroll,
     HostFocus,
     LeaveNavigate,
     Mode,
@@ -41,6 +43,7 @@ from herdr.client.keynames import KeySpec, spec_of
 from herdr.client.prompt import Prompt, edit
 
 RESIZE_MODE = Command("resize_mode")
+HELP_SCROLL = {"j": 1, "down": 1, "k": -1, "up": -1, "pagedown": 10, "space": 10, "pageup": -10}
 COPY_MODE = Command("copy_mode")
 BIG_RESIZE_STEP = 0.15  # shift+h/j/k/l: three of the server's default 0.05 steps
 
@@ -73,6 +76,7 @@ class KeyMachine:
         self._mode: Mode = "terminal"
         self._swallowed: set[str] = set()  # keys whose press we consumed (kitty releases)
         self._prompt: Prompt | None = None
+        self._prompt_back: Mode = "terminal"  # the mode enter/esc return to
 
     @property
     def mode(self) -> Mode:
@@ -94,9 +98,11 @@ class KeyMachine:
         self._mode = mode
         return [ModeChanged(mode)]
 
-    def open_prompt(self, prompt: Prompt) -> list[Action]:
-        """Start editing ``prompt``: keys and pastes go to it until enter or esc."""
+    def open_prompt(self, prompt: Prompt, back: Mode = "terminal") -> list[Action]:
+        """Start editing ``prompt``: keys and pastes go to it until enter or esc, which
+        return to ``back`` (copy mode, for a search)."""
         self._prompt = prompt
+        self._prompt_back = back
         if self._mode == "prompt":
             return [PromptChanged(prompt)]
         self._mode = "prompt"
@@ -155,7 +161,10 @@ class KeyMachine:
             if event.key in MODIFIER_KEYS:
                 return []
             self._swallowed.add(event.key)
-            return self.set_mode("terminal")  # any key closes the help overlay
+            step = HELP_SCROLL.get(event.key) if not event.binding_mods else None
+            if step is not None:
+                return [HelpScroll(step)]
+            return self.set_mode("terminal")  # any other key closes the help overlay
         if self._mode == "resize":
             return self._resize(event)
         if self._mode == "copy":
@@ -182,11 +191,13 @@ class KeyMachine:
             return self.set_mode("terminal")
         prompt, outcome = edit(self._prompt, event)
         if outcome == "submit":
-            actions = self.set_mode("terminal")
+            actions = self.set_mode(self._prompt_back)
             actions.append(SubmitPrompt(prompt))
             return actions
         if outcome == "cancel":
-            return self.set_mode("terminal")
+            actions = self.set_mode(self._prompt_back)
+            actions.append(CancelPrompt(prompt))
+            return actions
         if outcome == "edit":
             self._prompt = prompt
             return [PromptChanged(prompt)]

@@ -19,6 +19,8 @@ class UiSettings(msgspec.Struct, kw_only=True):
     breaks it keeps the default)."""
 
     sidebar_width: Annotated[int, msgspec.Meta(ge=8, le=80)] = 26
+    sidebar_min_width: Annotated[int, msgspec.Meta(ge=8, le=80)] = 18
+    sidebar_max_width: Annotated[int, msgspec.Meta(ge=8, le=80)] = 36
     sidebar_visible: bool = True
     sidebar_collapsed_mode: Literal["compact", "hidden"] = "compact"
     tab_bar_position: Literal["top", "bottom"] = "top"
@@ -29,6 +31,8 @@ class UiSettings(msgspec.Struct, kw_only=True):
     scroll_lines: Annotated[int, msgspec.Meta(ge=1, le=100)] = 3
     bell: bool = True
     osc9: bool = False
+    confirm_close: bool = True
+    copy_on_select: bool = True
     toast_position: Literal["top-left", "top-right", "bottom-left", "bottom-right"] = "bottom-right"
     keys: dict[str, Any] = msgspec.field(default_factory=dict)
     warnings: list[str] = msgspec.field(default_factory=list)
@@ -37,6 +41,8 @@ class UiSettings(msgspec.Struct, kw_only=True):
 # ``[ui]`` key → field, for the keys that map one to one (the rest are read below).
 UI_KEYS: tuple[tuple[str, str], ...] = (
     ("sidebar_width", "sidebar_width"),
+    ("sidebar_min_width", "sidebar_min_width"),
+    ("sidebar_max_width", "sidebar_max_width"),
     ("sidebar_collapsed_mode", "sidebar_collapsed_mode"),
     ("tab_bar_position", "tab_bar_position"),
     ("hide_tab_bar_when_single_tab", "hide_tab_bar_when_single_tab"),
@@ -44,6 +50,8 @@ UI_KEYS: tuple[tuple[str, str], ...] = (
     ("agent_panel_sort", "agent_panel_sort"),
     ("mouse_capture", "mouse"),
     ("mouse_scroll_lines", "scroll_lines"),
+    ("confirm_close", "confirm_close"),
+    ("copy_on_select", "copy_on_select"),
 )
 _TYPES = {f.name: f.type for f in msgspec.structs.fields(UiSettings)}
 

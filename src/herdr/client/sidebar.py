@@ -60,6 +60,7 @@ class SidebarKey:
     sort: str
     accent: str
     agents_title: str = "Agents"
+    session: str = ""
 
 
 def _attention(statuses: Sequence[tuple[str, bool]]) -> list[Seg]:
@@ -113,8 +114,11 @@ def _expanded_lines(key: SidebarKey, inner: int) -> list[_Line]:
     accent = sgr(color_sgr(key.accent))
     ws_lines = [_workspace_line(key, ws, inner, accent) for ws in key.workspaces]
     agent_lines = _agent_lines(key, inner, accent)
+    head: list[Seg] = [(" Spaces", BOLD)]
+    if key.session:
+        head.append((f" · {sanitize(key.session)}", DIM))
     head_spaces = fit_segments(
-        [(" Spaces", BOLD)],
+        head,
         inner,
         _attention([(w.agent_status, w.seen) for w in key.workspaces]),
     )

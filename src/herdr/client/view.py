@@ -69,6 +69,17 @@ class PaneView:
 
 
 @dataclass(frozen=True, slots=True)
+class Panel:
+    """A modal list (:mod:`herdr.client.panels` draws it)."""
+
+    title: str
+    rows: tuple[str, ...]  # plain text, one entry per line
+    selected: int | None = None
+    footer: str = ""
+    empty: str = "nothing here"
+
+
+@dataclass(frozen=True, slots=True)
 class ViewState:
     """Everything a frame depends on; cheap to build, hashable piece by piece."""
 
@@ -98,6 +109,9 @@ class ViewState:
     message: str = ""  # one-line notice in the tab bar (config errors, server lost…)
     prompt: Prompt | None = None  # an open rename prompt, drawn over the tab bar
     copy_position: str = ""  # copy mode's "[offset/history]", shown by its badge
+    panel: Panel | None = None  # the navigator or the settings, drawn over everything
+    help_offset: int = 0  # help entries scrolled past (j/k in the help overlay)
+    session: str = ""  # the session's name (sidebar header)
 
 
 # ----------------------------------------------------------------------------- frame

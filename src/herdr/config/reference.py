@@ -304,7 +304,7 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "keys.settings",
         "keybinding",
         '"prefix+s"',
-        "Open a settings screen. " + NOT_IMPLEMENTED_YET,
+        "Show the client's current [ui] settings and where config.toml is.",
     ),
     ConfigKey(
         "keys",
@@ -318,7 +318,7 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "keys.new_worktree",
         "keybinding",
         '"prefix+shift+g"',
-        "Create a git worktree and open it as a workspace. " + NOT_IMPLEMENTED_YET,
+        "Create a git worktree and open it as a workspace (worktree.create).",
     ),
     ConfigKey(
         "keys",
@@ -360,7 +360,8 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "keys.goto",
         "keybinding",
         '"prefix+g"',
-        "Open a searchable jump list of workspaces, tabs and panes. " + NOT_IMPLEMENTED_YET,
+        "Open the session navigator: a tree of workspaces, tabs and panes with agent"
+        " states; typing filters, enter goes there.",
     ),
     ConfigKey(
         "keys",
@@ -408,8 +409,8 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "keys",
         "keys.detach",
         "keybinding",
-        '"prefix+q"',
-        "Quit the TUI and leave the server and its panes running.",
+        '["prefix+q", "prefix+d"]',
+        "Quit the TUI and leave the server and its panes running (prefix+d as in tmux).",
     ),
     ConfigKey(
         "keys",
@@ -478,8 +479,9 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "keys",
         "keys.rename_tab",
         "keybinding",
-        '"prefix+shift+t"',
-        "Rename the current tab in a one-line prompt (enter saves, esc cancels).",
+        '["prefix+shift+t", "prefix+,"]',
+        "Rename the current tab in a one-line prompt (enter saves, esc cancels); prefix+, as"
+        " in tmux.",
     ),
     ConfigKey(
         "keys",
@@ -499,15 +501,23 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "keys",
         "keys.move_tab_previous",
         "keybinding",
-        None,
-        "Move the current tab one place left. " + NOT_IMPLEMENTED_YET,
+        '"prefix+<"',
+        "Move the current tab one place left.",
     ),
     ConfigKey(
         "keys",
         "keys.move_tab_next",
         "keybinding",
-        None,
-        "Move the current tab one place right. " + NOT_IMPLEMENTED_YET,
+        '"prefix+>"',
+        "Move the current tab one place right.",
+    ),
+    ConfigKey(
+        "keys",
+        "keys.command_prompt",
+        "keybinding",
+        '"prefix+:"',
+        "Open a command prompt taking CLI verbs (pane split --direction right), as tmux's"
+        " prefix+: does.",
     ),
     ConfigKey(
         "keys",
@@ -542,7 +552,7 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "keys.edit_scrollback",
         "keybinding",
         '"prefix+e"',
-        "Open the focused pane's scrollback in $EDITOR. " + NOT_IMPLEMENTED_YET,
+        "Open the focused pane's scrollback in $EDITOR (pane.edit_scrollback).",
     ),
     ConfigKey(
         "keys",
@@ -633,15 +643,15 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "keys",
         "keys.split_vertical",
         "keybinding",
-        '"prefix+v"',
-        "Split the focused pane side by side; the new pane opens on the right and takes focus.",
+        '["prefix+v", "prefix+%"]',
+        "Split the focused pane side by side (prefix+% as in tmux); the new pane opens on the right and takes focus.",
     ),
     ConfigKey(
         "keys",
         "keys.split_horizontal",
         "keybinding",
-        '"prefix+minus"',
-        "Split the focused pane top and bottom; the new pane opens below and takes focus.",
+        """["prefix+minus", 'prefix+"']""",
+        'Split the focused pane top and bottom (prefix+" as in tmux); the new pane opens below and takes focus.',
     ),
     ConfigKey(
         "keys",
@@ -725,21 +735,23 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "ui.sidebar_width",
         "integer",
         "26",
-        "Width of the expanded sidebar in columns; values outside 8-80 are ignored.",
+        "Width of the expanded sidebar in columns; it grows for longer workspace names up"
+        " to sidebar_max_width. Values outside 8-80 are ignored.",
     ),
     ConfigKey(
         "ui",
         "ui.sidebar_min_width",
         "integer",
         "18",
-        "Narrowest the sidebar may be dragged. " + NOT_USED_YET,
+        "Narrowest the expanded sidebar gets.",
     ),
     ConfigKey(
         "ui",
         "ui.sidebar_max_width",
         "integer",
         "36",
-        "Widest the sidebar may be dragged. " + NOT_USED_YET,
+        "Widest the expanded sidebar grows for long workspace names. Below 100 terminal"
+        " columns the sidebar collapses to its status marks.",
     ),
     ConfigKey(
         "ui",
@@ -775,7 +787,8 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "ui.copy_on_select",
         "boolean",
         "true",
-        "Copy a mouse selection to the clipboard when the button is released. " + NOT_USED_YET,
+        "Copy a mouse selection (a drag, or a double-clicked word) to the clipboard with"
+        " OSC 52 when the button is released.",
     ),
     ConfigKey(
         "ui",
@@ -813,7 +826,8 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "ui.confirm_close",
         "boolean",
         "true",
-        "Ask before closing something that still runs programs. " + NOT_USED_YET,
+        "Ask (y/n) before closing a pane, tab or workspace in which an agent or a program"
+        " other than the shell still runs.",
     ),
     ConfigKey(
         "ui",

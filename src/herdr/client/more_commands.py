@@ -1,0 +1,149 @@
+"""The help overlay's remaining commands: edit scrollback, new worktree, move tab,
+the session navigator, the settings panel and the command prompt.
+
+Each ends in a public request (errors come back as a notice with the server's text)
+or opens one of the client's own panels (:mod:`herdr.client.navigator`,
+:mod:`herdr.client.panels`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from herdr.client import navigator as nav
+from herdr.client.prompt import Prompt
+from herdr.client.settings import UI_KEYS, UiSettings
+from herdr.client.view import Panel
+
+if TYPE_CHECKING:
+    from herdr.client.app import App
+
+
+def edit_scrollback(app: App) -> None:
+    """``pane.edit_scrollback``: $EDITOR on a copy of the scrollback, in a new pane."""
+    pane_id = app.focused_pane_id()
+    if pane_id is None:
+        app.notice("edit scrollback: no pane")
+        return
+    app.request("pane.edit_scrollback", {"pane_id": pane_id})
+
+
+def new_worktree(app: App) -> None:
+    """``worktree.create`` for the current workspace; the server picks the branch name
+    and directory (``worktrees.directory``); a failure shows the server's message."""
+    params: dict[str, object] = {"focus": True}
+    if app.ws_id is not None:
+        params["workspace_id"] = app.ws_id
+    app.request("worktree.create", params, switch=True)
+
+
+def move_tab(app: App, step: int) -> None:
+    tabs = app.tab_ids()
+    if app.tab_id not in tabs:
+        app.notice("move tab: no tab")
+        return
+    index = tabs.index(app.tab_id)
+    target = min(max(0, index + step), len(tabs) - 1)
+    if target == index:
+        app.notice("the tab is already at that end")
+        return
+    # herdr's insert_index counts in the order before the move: "before old index i",
+    # so one place right is before the tab after the next
+    insert = target + 1 if step > 0 else target
+    app.request("tab.move", {"tab_id": app.tab_id, "insert_index": insert})
+
+
+def command_prompt(app: App) -> None:
+    """``prefix+:``: a prompt taking CLI verbs (``pane split --direction right``)."""
+    for action in app.machine.open_prompt(Prompt("command", "")):
+        app.do(action)
+
+
+def goto(app: App) -> None:
+    """``prefix+g``: the navigator, its selection on the focused pane."""
+    shown = nav.entries(app.doc, app.session_label)
+    choice = nav.index_of(shown, "pane", app.focused_pane_id())
+    for action in app.machine.open_prompt(Prompt("goto", "", choice=choice)):
+        app.do(action)
+
+
+def goto_panel(app: App, prompt: Prompt) -> Panel:
+    shown = nav.filtered(nav.entries(app.doc, app.session_label), prompt.text)
+    choice = min(max(0, prompt.choice), max(0, len(shown) - 1))
+    return Panel(
+        f"session {app.session_label}",
+        tuple(e.line for e in shown),
+        choice if shown else None,
+        "type to filter · up/down · enter go · esc close",
+        empty="no match",
+    )
+
+
+def goto_changed(app: App, prompt: Prompt) -> None:
+    """After typing the selection moves to the first match; keep it in range."""
+    shown = nav.filtered(nav.entries(app.doc, app.session_label), prompt.text)
+    choice = nav.first_match(shown, prompt.text) if prompt.choice < 0 else prompt.choice
+    choice = min(choice, max(0, len(shown) - 1))
+    if choice != prompt.choice:
+        for action in app.machine.open_prompt(replace(prompt, choice=choice)):
+            app.do(action)
+
+
+def goto_submit(app: App, prompt: Prompt) -> None:
+    shown = nav.filtered(nav.entries(app.doc, app.session_label), prompt.text)
+    if not shown:
+        return
+    entry = shown[min(max(0, prompt.choice), len(shown) - 1)]
+    if entry.kind == "workspace":
+        app.switch_workspace(entry.target)
+    elif entry.kind == "tab":
+        rec = next(t for t in (app.doc.tabs if app.doc else []) if t["tab_id"] == entry.target)
+        app.switch_workspace(str(rec["workspace_id"]))
+        app.switch_tab(entry.target)
+    elif entry.kind == "pane":
+        app.focus_pane(entry.target)
+
+
+def settings(app: App) -> None:
+    app.panel_kind = "settings"
+    for action in app.machine.set_mode("help"):
+        app.do(action)
+
+
+def settings_panel(app: App) -> Panel:
+    path = app.config_file()
+    rows = [f"{key:<28} {value}" for key, value in setting_rows(app.settings)]
+    rows.append("")
+    rows.append(f"config file: {path}")
+    return Panel(
+        "settings",
+        tuple(rows),
+        None,
+        "edit config.toml, then prefix+shift+r reloads · any key closes",
+    )
+
+
+def setting_rows(settings: UiSettings) -> list[tuple[str, str]]:
+    """The ``[ui]`` keys the client honours, as config.toml spells them."""
+    names = dict(UI_KEYS)
+    values = [(key, getattr(settings, field)) for key, field in names.items()]
+    values.append(("sidebar (shown now)", settings.sidebar_visible))
+    values.append(("bell", settings.bell))
+    values.append(("toast.herdr.position", settings.toast_position))
+    return [
+        (key, str(value).lower() if isinstance(value, bool) else str(value))
+        for key, value in values
+    ]
+
+
+MORE_COMMANDS: dict[str, Callable[[App], None]] = {
+    "edit_scrollback": edit_scrollback,
+    "new_worktree": new_worktree,
+    "move_tab_previous": lambda app: move_tab(app, -1),
+    "move_tab_next": lambda app: move_tab(app, 1),
+    "command_prompt": command_prompt,
+    "goto": goto,
+    "settings": settings,
+}
