@@ -126,7 +126,7 @@ def test_live_explain_json_shows_the_osc_title(agents: ServerHandle) -> None:
     ("params", "code"),
     [
         pytest.param({"target": "nope", "include_input": True}, "agent_not_found", id="no-agent"),
-        pytest.param({"target": "x", "include_input": "yes"}, "invalid_params", id="not-bool"),
+        pytest.param({"target": "x", "include_input": "yes"}, "invalid_request", id="not-bool"),
     ],
 )
 def test_bad_capture_requests_get_one_specific_error(

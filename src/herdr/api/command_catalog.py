@@ -106,6 +106,7 @@ _ENTRIES: tuple[CommandDef, ...] = (
     _ui("help", "show key bindings"),
     _ui("settings", "settings"),
     _ui("detach", "detach (panes keep running)"),
+    _ui("command_prompt", "command prompt (CLI verbs)", "runs CLI verbs: call them directly"),
     _api("reload_config", "reload config.toml", "none", "server.reload_config", lambda t: {}),
     _api("new_workspace", "new workspace", "none", "workspace.create", lambda t: {"focus": True}),
     _ui(

@@ -100,7 +100,7 @@ _ACTIONS: dict[str, _ActionDef] = {
     "copy_mode": _cat("copy_mode", "prefix+["),
     "split_vertical": _cat("split_vertical", "prefix+v", "prefix+%"),
     "split_horizontal": _cat("split_horizontal", "prefix+minus", 'prefix+"'),
-    "command_prompt": _cmd("command_prompt", "prefix+:", "command prompt (CLI verbs)"),
+    "command_prompt": _cat("command_prompt", "prefix+:"),
     "close_pane": _cat("close_pane", "prefix+x"),
     "zoom": _cat("zoom", "prefix+z"),
     "resize_mode": _cat("resize_mode", "prefix+r"),
