@@ -33,3 +33,29 @@ MAX_PATTERN_CHARS: Final = 4096
 MAX_SIZE_CELLS: Final = 1000
 """Largest column or row count a client may set for the session area (``client.attach``
 and the attach stream's ``resize``); 1000x1000 cells is past any real display."""
+
+MAX_PARAMS_DEPTH: Final = 64
+"""Deepest nesting of objects and arrays in a request's params. A layout tree or an agent
+view filter is a handful of levels; a client's thousand-level tree would otherwise reach
+Python's recursion limit in the validator or a handler."""
+
+
+def nesting_depth(value: object, *, stop_after: int = MAX_PARAMS_DEPTH) -> int:
+    """How deep ``value`` nests (a scalar is 0), walked iteratively; stops early once
+    past ``stop_after`` so a hostile document costs no more than the limit."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: list[object] = list(node.values())
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        depth += 1
+        deepest = max(deepest, depth)
+        if deepest > stop_after:
+            return deepest
+        stack.extend((child, depth) for child in children)
+    return deepest

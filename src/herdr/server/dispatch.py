@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from herdr.api import protocol
+from herdr.api.limits import MAX_PARAMS_DEPTH, nesting_depth
 from herdr.api.schema import method_params_refs, request_defs
 from herdr.api.validate import ParamsValidator, json_type
 from herdr.server import short_ids
@@ -98,6 +99,10 @@ class Dispatcher:
         try:
             if method.precheck is not None:
                 method.precheck(params)
+            if nesting_depth(params) > MAX_PARAMS_DEPTH:  # before any recursive walk
+                raise ApiError(
+                    protocol.INVALID_PARAMS, f"params: nested deeper than {MAX_PARAMS_DEPTH} levels"
+                )
             problem = self._validate(method_name, params)
             if problem is not None:
                 code = protocol.INVALID_REQUEST if problem.malformed else protocol.INVALID_PARAMS
