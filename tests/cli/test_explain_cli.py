@@ -37,6 +37,9 @@ EXPLAIN_KEYS = {
     # our extensions: the OSC strings the verdict was computed from, and the
     # region lines the deciding rule's matchers hit
     "matched_lines",
+    # which layer decided (source/version/path) and why the others lost (issue 17)
+    "manifest_decided_by",
+    "manifest_not_used",
     "osc_progress",
     "osc_title",
 }

@@ -96,6 +96,7 @@ def _run_offline(args: argparse.Namespace) -> int:
 
     from herdr.detect.agents import SCREEN_MANIFEST_AGENTS, parse_agent_label
     from herdr.detect.manifest import DetectionInput, evaluate, explain_dict, explain_text
+    from herdr.detect.manifest.decision import decision_fields
     from herdr.detect.manifest.sources import (
         SOURCE_OVERRIDE,
         ManifestCache,
@@ -148,6 +149,7 @@ def _run_offline(args: argparse.Namespace) -> int:
         and override_path.exists()
         and loaded.warning is not None
     )
+    doc.update(decision_fields(loaded))
     doc["osc_title"] = inp.osc_title
     doc["osc_progress"] = inp.osc_progress
     doc["matched_lines"] = matched_lines(evaluation)

@@ -15,6 +15,7 @@ from typing import Any
 
 from herdr.api import protocol
 from herdr.detect.manifest import DetectionInput, evaluate, explain_dict
+from herdr.detect.manifest.decision import decision_fields
 from herdr.detect.manifest.sources import read_update_status
 from herdr.detect.manifest.why import matched_lines
 from herdr.runtime import agent_state
@@ -165,6 +166,7 @@ def agent_explain(call: Call) -> Result:
         remote_update_error=status.last_error if status is not None else None,
         warning=loaded.warning if loaded is not None else None,
     )
+    doc.update(decision_fields(loaded))
     doc["matched_lines"] = matched_lines(evaluation)
     add_detection_input(call, doc, loc, pa, inp)
     return {"type": "agent_explain", "explain": doc}

@@ -8,6 +8,7 @@ matching serde_json without ``preserve_order``.
 
 from __future__ import annotations
 
+from herdr.detect.manifest.decision import decision_lines
 from herdr.detect.manifest.model import (
     STATE_UNKNOWN,
     UNKNOWN_AGENT_FALLBACK,
@@ -153,6 +154,7 @@ def explain_text(d: dict[str, object], *, verbose: bool) -> str:
         f"manifest: {_str(d.get('manifest_source'), 'none')} "
         f"{_str(d.get('manifest_version'), 'unknown')}"
     )
+    lines.extend(decision_lines(d))
     matched = d.get("matched_rule")
     if isinstance(matched, dict):
         rule_id = _str(matched.get("id"), "-")

@@ -42,6 +42,9 @@ class LoadedManifest:
     cached_remote_version: str | None
     local_override_shadowing_remote: bool
     warning: str | None
+    # Why each other layer did not decide (explain's ``manifest_not_used``), oldest first.
+    not_used: tuple[str, ...] = ()
+    bundled_version: str | None = None
 
     @property
     def source_display(self) -> str:
@@ -135,7 +138,8 @@ def _failure(exc: BaseException) -> str:
 def load_agent_manifest(agent: Agent, dirs: ManifestDirs) -> LoadedManifest:
     """Resolve one agent's active manifest with every fallback of §7.2."""
     bundled = load_bundled(agent)
-    result = LoadedManifest(agent, bundled, SOURCE_BUNDLED, None, None, False, None)
+    bv = bundled.version
+    result = LoadedManifest(agent, bundled, SOURCE_BUNDLED, None, None, False, None, (), bv)
 
     remote_path = dirs.remote_dir / f"{agent.label}.toml"
     if remote_path.is_file():
@@ -153,6 +157,8 @@ def load_agent_manifest(agent: Agent, dirs: ManifestDirs) -> LoadedManifest:
         result.cached_remote_version,
         shadowing,
         result.warning,
+        result.not_used,
+        bv,
     )
     try:
         override = parse_manifest(_read_text(override_path))
@@ -160,11 +166,14 @@ def load_agent_manifest(agent: Agent, dirs: ManifestDirs) -> LoadedManifest:
         return _with_warning(
             fallback,
             f"ignored override {override_path} because it {_failure(exc)}",
+            f"override {override_path} ignored: it {_failure(exc)}",
         )
     if not manifest_id_matches(override, agent):
         return _with_warning(
             fallback,
             f"ignored override {override_path} because manifest id {override.id} "
+            f"does not match {agent.label}",
+            f"override {override_path} ignored: manifest id {override.id} "
             f"does not match {agent.label}",
         )
     return LoadedManifest(
@@ -175,10 +184,19 @@ def load_agent_manifest(agent: Agent, dirs: ManifestDirs) -> LoadedManifest:
         result.cached_remote_version,
         shadowing,
         None,
+        (*result.not_used, *_shadowed_by_override(result, override_path)),
+        bv,
     )
 
 
-def _with_warning(base: LoadedManifest, warning: str) -> LoadedManifest:
+def _shadowed_by_override(result: LoadedManifest, override_path: Path) -> tuple[str, ...]:
+    """What the override beat: the layer that would otherwise have decided."""
+    kind = "remote" if result.source_kind == SOURCE_REMOTE else "bundled"
+    version = result.manifest.version or "unversioned"
+    return (f"{kind} {version} not used: local override {override_path} always wins",)
+
+
+def _with_warning(base: LoadedManifest, warning: str, note: str | None = None) -> LoadedManifest:
     return LoadedManifest(
         base.agent,
         base.manifest,
@@ -187,6 +205,8 @@ def _with_warning(base: LoadedManifest, warning: str) -> LoadedManifest:
         base.cached_remote_version,
         base.local_override_shadowing_remote,
         warning,
+        base.not_used + ((note,) if note is not None else ()),
+        base.bundled_version,
     )
 
 
@@ -194,12 +214,15 @@ def _apply_remote(base: LoadedManifest, path: Path, bundled: Manifest) -> Loaded
     try:
         remote = parse_remote_manifest(_read_text(path), base.agent)
     except (ManifestError, OSError) as exc:
-        return _with_warning(base, f"ignored remote manifest {path} because it {_failure(exc)}")
+        return _with_warning(
+            base,
+            f"ignored remote manifest {path} because it {_failure(exc)}",
+            f"remote {path} ignored: it {_failure(exc)}",
+        )
     assert remote.version is not None  # checked by parse_remote_manifest
     remote_version = remote.version
-    if bundled.version is not None and parse_version(remote_version) < parse_version(
-        bundled.version
-    ):
+    bv = bundled.version
+    if bv is not None and parse_version(remote_version) < parse_version(bv):
         return LoadedManifest(
             base.agent,
             bundled,
@@ -208,9 +231,22 @@ def _apply_remote(base: LoadedManifest, path: Path, bundled: Manifest) -> Loaded
             remote_version,
             False,
             f"ignored remote manifest {path} because cached version {remote_version} "
-            f"is older than bundled {bundled.version}",
+            f"is older than bundled {bv}",
+            (*base.not_used, f"remote {remote_version} ignored: older than bundled {bv}"),
+            bv,
         )
-    return LoadedManifest(base.agent, remote, SOURCE_REMOTE, path, remote_version, False, None)
+    beaten = f"bundled {bv or 'unversioned'} not used: remote {remote_version} is not older"
+    return LoadedManifest(
+        base.agent,
+        remote,
+        SOURCE_REMOTE,
+        path,
+        remote_version,
+        False,
+        None,
+        (*base.not_used, beaten),
+        bv,
+    )
 
 
 @dataclass(frozen=True, slots=True)
