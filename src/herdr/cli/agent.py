@@ -246,6 +246,14 @@ def add_agent(nouns: Nouns) -> None:
     start.add_argument("--timeout", type=int, metavar="MS", help="startup timeout (ms)")
     start.set_defaults(handler=run_start)
 
+    kinds = verbs.add_parser(
+        "kinds",
+        help="list built-in and user-defined agent kinds",
+        description="Agent kinds herdr knows, built-in and from ~/.config/herdr/agents/.",
+    )
+    kinds.add_argument("--json", action="store_true", help="print JSON")
+    kinds.set_defaults(handler=_kinds)
+
     explain = verbs.add_parser(
         "explain",
         help="show which detection rule decides an agent's state",
@@ -275,6 +283,12 @@ def add_agent(nouns: Nouns) -> None:
     capture.add_argument("target", metavar="PANE", help="agent name or pane id")
     capture.add_argument("--out", metavar="F", help="write to F instead of stdout")
     capture.set_defaults(handler=_capture)
+
+
+def _kinds(args: argparse.Namespace) -> int:
+    from herdr.cli.agent_kinds import run_kinds
+
+    return run_kinds(args)
 
 
 def _explain(args: argparse.Namespace) -> int:

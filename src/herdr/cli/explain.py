@@ -94,7 +94,7 @@ def _why_lines(doc: dict[str, object]) -> str:
 def _run_offline(args: argparse.Namespace) -> int:
     label, screen, osc_title, osc_progress, capture = _load_input(args)
 
-    from herdr.detect.agents import SCREEN_MANIFEST_AGENTS, parse_agent_label
+    from herdr.detect.agents import parse_agent_label
     from herdr.detect.manifest import DetectionInput, evaluate, explain_dict, explain_text
     from herdr.detect.manifest.decision import decision_fields
     from herdr.detect.manifest.sources import (
@@ -105,6 +105,9 @@ def _run_offline(args: argparse.Namespace) -> int:
     )
     from herdr.detect.manifest.why import matched_lines
 
+    dirs = ManifestDirs.from_env(os.environ)
+    cache = ManifestCache(dirs)
+    cache.user_kinds.load()  # user kinds parse as labels too
     agent = parse_agent_label(label)
     if agent is None:
         doc = explain_dict(
@@ -124,8 +127,7 @@ def _run_offline(args: argparse.Namespace) -> int:
         raise CliError(f"unknown agent {label!r}")
 
     inp = DetectionInput(screen=screen, osc_title=osc_title, osc_progress=osc_progress)
-    dirs = ManifestDirs.from_env(os.environ)
-    loaded = ManifestCache(dirs).load_one(agent) if agent in SCREEN_MANIFEST_AGENTS else None
+    loaded = cache.load_one(agent)
     manifest = loaded.manifest if loaded is not None else None
     status = read_update_status(dirs.status_file).get(agent.label)
     evaluation = evaluate(manifest, inp)

@@ -69,6 +69,10 @@ class Agent(enum.Enum):
     def info(self) -> AgentInfo:
         return AGENT_INFO[self]
 
+    @property
+    def is_builtin(self) -> bool:
+        return self.value in _BY_LABEL
+
 
 def _i(  # noqa: PLR0917 - a compact table row builder
     agent: Agent,
@@ -244,12 +248,13 @@ def normalize_label(text: str) -> str:
 
 def parse_agent_label(text: str) -> Agent | None:
     """Lenient lookup: labels, aliases, any case, executable suffixes."""
-    return _LOOKUP.get(normalize_label(text))
+    name = normalize_label(text)
+    return _LOOKUP.get(name) or _USER_LOOKUP.get(name)
 
 
 def parse_canonical_agent_label(text: str) -> Agent | None:
     """Strict lookup: only the exact canonical label."""
-    return _BY_LABEL.get(text)
+    return _BY_LABEL.get(text) or (_USER_MEMBERS.get(text) if text in _USER_LOOKUP else None)
 
 
 # (source, label) pairs for each hook tier (detection-spec §1).
@@ -298,3 +303,76 @@ def is_reserved_native_state(source: str, label: str) -> bool:
 
 def is_official(source: str, label: str) -> bool:
     return (source, label) in OFFICIAL_SOURCES
+
+
+# --- user-defined kinds (issue 17) ---------------------------------------------------
+# A user kind is an `Agent` pseudo-member made at runtime: every table keyed by Agent
+# (AGENT_INFO, manifests, pane state) then works unchanged, while ALL_AGENTS and enum
+# iteration stay the 22 built-in kinds. One member per label for the process lifetime,
+# so a pane identified before a reload keeps the same object after it.
+_USER_MEMBERS: dict[str, Agent] = {}
+_USER_LOOKUP: dict[str, Agent] = {}
+_USER_ARGV: dict[Agent, tuple[str, ...]] = {}
+_USER_COMMAND: dict[Agent, tuple[str, ...]] = {}
+BUILTIN_NAMES: frozenset[str] = frozenset(_LOOKUP)
+
+
+def _user_member(label: str) -> Agent:
+    member = _USER_MEMBERS.get(label)
+    if member is None:
+        member = object.__new__(Agent)
+        member.__dict__.update(_name_="USER_" + label.upper().replace("-", "_"), _value_=label)
+        _USER_MEMBERS[label] = member
+    return member
+
+
+def set_user_kinds(
+    entries: list[tuple[AgentInfo, tuple[str, ...], tuple[str, ...]]],
+) -> tuple[Agent, ...]:
+    """Replace the user kinds (info, argv patterns, start argv); returns their members."""
+    for agent in _USER_ARGV:
+        AGENT_INFO.pop(agent, None)
+    lookup: dict[str, Agent] = {}
+    argv: dict[Agent, tuple[str, ...]] = {}
+    commands: dict[Agent, tuple[str, ...]] = {}
+    for info, patterns, command in entries:
+        agent = _user_member(info.label)
+        AGENT_INFO[agent] = info
+        argv[agent] = patterns
+        commands[agent] = command
+        for name in info.lookup_names:
+            lookup.setdefault(normalize_label(name), agent)
+    _USER_LOOKUP.clear()
+    _USER_LOOKUP.update(lookup)
+    _USER_ARGV.clear()
+    _USER_ARGV.update(argv)
+    _USER_COMMAND.clear()
+    _USER_COMMAND.update(commands)
+    return tuple(argv)
+
+
+def start_command(agent: Agent) -> tuple[str, ...]:
+    """What ``agent start --kind`` runs: a user kind's ``command`` or the executable."""
+    return _USER_COMMAND.get(agent) or (AGENT_INFO[agent].executable,)
+
+
+def user_agents() -> tuple[Agent, ...]:
+    """The registered user kinds, in label order."""
+    return tuple(_USER_ARGV)
+
+
+def is_user_agent(agent: Agent) -> bool:
+    return agent in _USER_ARGV
+
+
+def user_agent_for_argv(argv: tuple[str, ...] | list[str] | None) -> Agent | None:
+    """The user kind one of whose argv patterns matches an argument (``node …/cli.js``)."""
+    if not argv or not _USER_ARGV:
+        return None
+    from fnmatch import fnmatchcase
+
+    for agent, patterns in _USER_ARGV.items():
+        for arg in argv[1:]:
+            if any(fnmatchcase(arg, pattern) for pattern in patterns):
+                return agent
+    return None

@@ -13,7 +13,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from herdr.detect.agents import Agent, normalize_label, parse_agent_label, rust_trim
+from herdr.detect.agents import (
+    Agent,
+    normalize_label,
+    parse_agent_label,
+    rust_trim,
+    user_agent_for_argv,
+)
 
 # resolve(path) -> canonical path of an existing file, or None.
 Resolver = Callable[[str], "str | None"]
@@ -90,6 +96,9 @@ def normalized_process_name(process: ForegroundProcess, resolve: Resolver | None
     """The name to identify ``process`` by, looking through wrappers (§2.5)."""
     effective = process.argv0 if process.argv0 is not None else process.name
     lower_effective = effective.lower()
+    user = user_agent_for_argv(process.argv)
+    if user is not None and is_generic_runtime_or_shell(lower_effective):
+        return user.label
     if is_generic_runtime_or_shell(lower_effective):
         wrapped = wrapped_agent_name_from_runtime_argv(lower_effective, process.argv, resolve)
         if wrapped is not None:

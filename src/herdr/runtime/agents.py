@@ -15,7 +15,13 @@ import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from herdr.detect.agents import AGENT_INFO, Agent, parse_canonical_agent_label
+from herdr.detect.agents import (
+    Agent,
+    is_user_agent,
+    parse_canonical_agent_label,
+    start_command,
+    user_agents,
+)
 from herdr.vocab import STATUS_WORDS, AgentStatus, ErrorCode, HerdrError
 
 NAME_PATTERN = re.compile(r"[a-z][a-z0-9_-]{0,31}")
@@ -103,11 +109,12 @@ def resolve_target(target: str, candidates: Sequence[Candidate], pane_ref: str |
 
 
 def check_kind(kind: str) -> Agent:
-    agent = parse_canonical_agent_label(kind) if kind in START_KINDS else None
-    if agent is None:
+    agent = parse_canonical_agent_label(kind)
+    if agent is None or not (kind in START_KINDS or is_user_agent(agent)):
+        kinds = [*START_KINDS, *(a.label for a in user_agents())]
         raise AgentError(
             ErrorCode.UNSUPPORTED_AGENT_KIND,
-            f"unsupported agent kind {kind!r} (one of: {', '.join(START_KINDS)})",
+            f"unsupported agent kind {kind!r} (one of: {', '.join(kinds)})",
         )
     return agent
 
@@ -136,7 +143,7 @@ def check_args(args: Sequence[str]) -> list[str]:
 
 
 def start_argv(agent: Agent, args: Sequence[str]) -> list[str]:
-    return [AGENT_INFO[agent].executable, *args]
+    return [*start_command(agent), *args]
 
 
 def command_line(argv: Sequence[str]) -> str:

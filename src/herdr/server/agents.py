@@ -110,6 +110,7 @@ class AgentRuntime:
         self.host = host
         self.views = views
         self.manifests = ManifestCache(ManifestDirs.from_env(env))
+        self.manifests.user_kinds.load()  # identify user kinds from the first probe on
         mode, _warning = parse_process_detection_mode(env.get("HERDR_PROCESS_DETECTION"))
         self.mode: ProcessDetectionMode = mode
         self.panes: dict[str, PaneAgent] = {}

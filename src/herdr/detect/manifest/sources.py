@@ -16,7 +16,14 @@ from importlib import resources
 from pathlib import Path
 
 from herdr.config import paths
-from herdr.detect.agents import AGENT_INFO, SCREEN_MANIFEST_AGENTS, Agent, parse_agent_label
+from herdr.detect.agents import (
+    AGENT_INFO,
+    SCREEN_MANIFEST_AGENTS,
+    Agent,
+    is_user_agent,
+    parse_agent_label,
+    user_agents,
+)
 from herdr.detect.manifest import (
     ENGINE_VERSION,
     Manifest,
@@ -25,6 +32,7 @@ from herdr.detect.manifest import (
     parse_manifest,
     parse_version,
 )
+from herdr.detect.user_registry import SOURCE_USER_KIND, UserKindRegistry
 
 SOURCE_BUNDLED = "bundled"
 SOURCE_REMOTE = "remote"
@@ -53,6 +61,8 @@ class LoadedManifest:
             return SOURCE_BUNDLED
         if self.source_kind == SOURCE_REMOTE:
             return f"remote:{self.path}"
+        if self.source_kind == SOURCE_USER_KIND:
+            return f"user:{self.path}"
         return str(self.path)
 
     @property
@@ -67,6 +77,8 @@ class ManifestDirs:
     override_dir: Path
     remote_dir: Path
     status_file: Path
+    # ``$XDG_CONFIG_HOME/herdr/agents``: user-defined kinds (None: none are loaded).
+    user_dir: Path | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> ManifestDirs:
@@ -74,6 +86,7 @@ class ManifestDirs:
             Path(paths.manifest_override_dir(env)),
             Path(paths.manifest_remote_dir(env)),
             Path(paths.manifest_status_file(env)),
+            Path(paths.config_dir(env)) / "agents",
         )
 
 
@@ -286,13 +299,29 @@ class ManifestCache:
         self._dirs = dirs
         self._lock = threading.Lock()
         self._loaded: dict[Agent, LoadedManifest] | None = None
+        user_dir = str(dirs.user_dir) if dirs.user_dir is not None else ""
+        self.user_kinds = UserKindRegistry(user_dir)
 
     @property
     def dirs(self) -> ManifestDirs:
         return self._dirs
 
     def _build(self) -> dict[Agent, LoadedManifest]:
-        return {agent: load_agent_manifest(agent, self._dirs) for agent in SCREEN_MANIFEST_AGENTS}
+        built = {agent: load_agent_manifest(agent, self._dirs) for agent in SCREEN_MANIFEST_AGENTS}
+        if self._dirs.user_dir is not None:
+            self.user_kinds.load()
+            for agent in user_agents():
+                kind = self.user_kinds.kinds[agent.label]
+                built[agent] = LoadedManifest(
+                    agent,
+                    kind.manifest,
+                    SOURCE_USER_KIND,
+                    Path(kind.manifest_path),
+                    None,
+                    False,
+                    None,
+                )
+        return built
 
     def all(self) -> dict[Agent, LoadedManifest]:
         loaded = self._loaded
@@ -317,7 +346,7 @@ class ManifestCache:
     def load_one(self, agent: Agent) -> LoadedManifest | None:
         """Resolve one agent without building the whole cache (offline explain)."""
         if agent not in SCREEN_MANIFEST_AGENTS:
-            return None
+            return self.all().get(agent) if is_user_agent(agent) else None
         if self._loaded is not None:
             return self._loaded.get(agent)
         return load_agent_manifest(agent, self._dirs)
