@@ -312,6 +312,8 @@ class ManifestCache:
             self.user_kinds.load()
             for agent in user_agents():
                 kind = self.user_kinds.kinds[agent.label]
+                prefixes = (f"{kind.spec.path}:", f"{kind.manifest_path}:")
+                errors = [e for e in self.user_kinds.errors if e.startswith(prefixes)]
                 built[agent] = LoadedManifest(
                     agent,
                     kind.manifest,
@@ -319,7 +321,7 @@ class ManifestCache:
                     Path(kind.manifest_path),
                     None,
                     False,
-                    None,
+                    f"kept the last good definition: {errors[0]}" if errors else None,
                 )
         return built
 
