@@ -40,6 +40,7 @@ READ_BY_OUR_CODE: dict[str, Callable[[], Any]] = {
     "server.headless_cols": lambda: _SERVER.headless_cols,
     "server.headless_rows": lambda: _SERVER.headless_rows,
     "server.max_connections": lambda: _SERVER.max_connections,
+    "update.manifest_check": lambda: _SERVER.manifest_check,
     "terminal.default_shell": lambda: _SERVER.default_shell,
     "terminal.shell_mode": lambda: _SERVER.shell_mode,
     "terminal.new_cwd": lambda: _SERVER.new_cwd,

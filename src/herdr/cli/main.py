@@ -246,6 +246,10 @@ def _add_server(nouns: Nouns) -> None:
         "reload-agent-manifests", help="re-read detection manifests and restart detection"
     )
     reload.set_defaults(handler=_lazy("herdr.cli.agent", "run_reload_agent_manifests"))
+    update = verbs.add_parser(
+        "update-agent-manifests", help="fetch newer detection manifests now, then reload"
+    )
+    update.set_defaults(handler=_lazy("herdr.cli.manifest_update", "run_update_agent_manifests"))
 
 
 def _add_status(nouns: Nouns) -> None:

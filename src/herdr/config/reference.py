@@ -283,7 +283,8 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "update.manifest_check",
         "boolean",
         "true",
-        "Let herdr download updated agent-detection rules by itself. " + NOT_USED_YET,
+        "Check the manifest catalog every 30 minutes for updated agent-detection rules "
+        "(bundled manifests and local overrides still apply).",
     ),
     ConfigKey(
         "keys",

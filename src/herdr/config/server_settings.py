@@ -35,6 +35,7 @@ class ServerSettings(msgspec.Struct, frozen=True, kw_only=True):
     max_connections: PositiveInt = 512  # [server]: open connections beyond this are refused
     toast_delivery: Literal["off", "herdr", "terminal", "system"] = "off"  # notification.show
     worktree_directory: str = "~/.herdr/worktrees"  # [worktrees]: new checkouts go below
+    manifest_check: bool = True  # [update]: background remote manifest updates
 
 
 # config.toml key → field. Read leniently, key by key: one bad value costs only itself.
@@ -50,6 +51,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("experimental.pane_history", "pane_history"),
     ("ui.toast.delivery", "toast_delivery"),
     ("worktrees.directory", "worktree_directory"),
+    ("update.manifest_check", "manifest_check"),
 )
 _TYPES = {field.name: field.type for field in msgspec.structs.fields(ServerSettings)}
 

@@ -27,6 +27,7 @@ from herdr.server.core import ServerCore, encode
 from herdr.server.cwd_sampler import CwdSampler
 from herdr.server.dispatch import Dispatcher
 from herdr.server.info import ServerInfo
+from herdr.server.manifest_updates import ManifestUpdater
 from herdr.server.methods import build_table
 from herdr.server.panes import PaneHost
 from herdr.server.persistence import Persistence
@@ -121,9 +122,12 @@ async def _serve(info: ServerInfo, env: Mapping[str, str]) -> None:
         loop.add_signal_handler(signum, server.request_stop, signal.Signals(signum).name)
     log.info("listening", extra={"socket": str(info.socket_path)})
     server.plugins.start()  # hooks, then [[startup]]: the session is restored, the API up
+    updates = ManifestUpdater(server.agents, env, enabled=server.panes.settings.manifest_check)
+    updates.start()
     try:
         await server.stopping.wait()
     finally:
+        await updates.stop()
         await _shutdown(server, listener)
         try:
             socketfile.remove_if_owned(info.socket_path, ident)

@@ -1,0 +1,91 @@
+"""Background remote manifest check (detection-spec §7.5/§7.6).
+
+Runs ``detect.remote.check.run_check`` in a worker thread at an interval with jitter,
+so a slow or dead network never stalls the loop; offline is logged at debug level
+only. A pass that committed a manifest reloads the cache and restarts detection, so
+running panes re-evaluate with the new rules without a restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from collections.abc import Mapping
+from pathlib import Path
+
+from herdr.detect.remote.catalog import catalog_url
+from herdr.detect.remote.check import CheckReport, run_check
+from herdr.persist.files import atomic_write
+from herdr.server.agents import AgentRuntime
+
+log = logging.getLogger(__name__)
+
+INTERVAL_S = 1800.0  # AUTO_UPDATE_CHECK_INTERVAL: first check 30 min after start
+INTERVAL_ENV = "HERDR_AGENT_DETECTION_CHECK_INTERVAL_S"
+JITTER = 0.1  # ± this fraction, so many servers do not hit the catalog in step
+
+
+def write_cache_file(path: Path, data: bytes) -> None:
+    """Cached manifests and status are readable config-like files, not secrets."""
+    atomic_write(path, data, mode=0o644)
+
+
+def interval_of(env: Mapping[str, str]) -> float:
+    """``$HERDR_AGENT_DETECTION_CHECK_INTERVAL_S`` if a positive number, else 30 min."""
+    raw = env.get(INTERVAL_ENV, "").strip()
+    try:
+        value = float(raw)
+    except ValueError:
+        return INTERVAL_S
+    return value if 0 < value < float("inf") else INTERVAL_S
+
+
+def jittered(interval_s: float, rng: random.Random) -> float:
+    return interval_s * (1.0 + rng.uniform(-JITTER, JITTER))
+
+
+class ManifestUpdater:
+    """Owns the periodic task; ``enabled`` is config ``[update] manifest_check``."""
+
+    def __init__(self, agents: AgentRuntime, env: Mapping[str, str], *, enabled: bool) -> None:
+        self._agents = agents
+        self._url = catalog_url(env)
+        self._interval_s = interval_of(env)
+        self._enabled = enabled
+        self._rng = random.Random()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self._enabled:
+            loop = asyncio.get_running_loop()
+            self._task = loop.create_task(self._run(), name="manifest-updates")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def check_once(self) -> CheckReport:
+        """One pass off the loop; the reload runs on a thread too (it compiles regexes)."""
+        dirs = self._agents.manifests.dirs
+        report = await asyncio.to_thread(run_check, dirs, self._url, write_cache_file)
+        if report.updated:
+            await asyncio.to_thread(self._agents.manifests.reload)
+            self._agents.reset_loops()
+            names = ", ".join(f"{label} {version}" for label, version in report.updated)
+            log.info("agent detection rules updated: %s", names)
+        elif report.last_result != "checked":
+            log.debug("manifest check: %s", report.last_result)
+        return report
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(jittered(self._interval_s, self._rng))
+            try:
+                await self.check_once()
+            except Exception:
+                log.exception("manifest check failed")
