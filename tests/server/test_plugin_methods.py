@@ -356,3 +356,20 @@ def test_plugin_panes_open_focus_and_close(server: ServerHandle, placement: str)
     assert _error(server, "plugin.pane.close", {"pane_id": pane["pane_id"]}) == (
         "plugin_pane_not_found"
     )
+
+
+def test_a_plugin_pane_opened_before_any_run_can_write_its_state_dir(
+    server: ServerHandle,
+) -> None:
+    """The workspace exists before the plugin is linked, so no hook has made the plugin's
+    dirs: the pane must still find HERDR_PLUGIN_STATE_DIR (it used to die at once)."""
+    _ok(server, "workspace.create", {"cwd": "/tmp"})
+    _ok(server, "plugin.link", {"path": str(RECORDER)})
+    opened = _ok(
+        server,
+        "plugin.pane.open",
+        {"plugin_id": "test.recorder", "entrypoint": "viewer", "placement": "split"},
+    )
+    pane_id = opened["plugin_pane"]["pane"]["pane_id"]
+    wait_until(lambda: any(r["argv"][0] == "pane" for r in _runs(server)), 20.0)
+    assert pane_id in [p["pane_id"] for p in _ok(server, "pane.list", {})["panes"]]

@@ -237,6 +237,8 @@ async def plugin_pane_open(call: Call) -> Result:
         context.update(_pane_context(call, p["target_pane_id"]))
     env = _pane_env(host, info, entry["id"], context, p.get("env"))
     command = _rooted(list(entry["command"]), str(info["plugin_root"]))
+    # a pane opened before any run of its plugin still finds HERDR_PLUGIN_STATE_DIR
+    await host.make_dirs(str(info["plugin_id"]))
     session = panes.session
     before = session.focused_ids()
     focus = bool(p.get("focus", False)) or placement == "zoomed"
