@@ -258,6 +258,7 @@ def test_palette_lists_enabled_plugin_actions_and_runs_one(herdr_server: ServerH
         run = wait_until(action_run, 20.0)
     except TimeoutError:
         raise AssertionError(server.request("plugin.log.list", {})) from None
+    assert run is not None
     context = json.loads(run["env"]["HERDR_PLUGIN_CONTEXT_JSON"])
     assert context["invocation_source"] == "command_palette"
     assert (context["workspace_id"], context["focused_pane_id"]) == ("w1", "w1:p1")
