@@ -356,3 +356,60 @@ def test_plugin_panes_open_focus_and_close(server: ServerHandle, placement: str)
     assert _error(server, "plugin.pane.close", {"pane_id": pane["pane_id"]}) == (
         "plugin_pane_not_found"
     )
+
+
+def test_a_plugin_pane_opened_before_any_run_can_write_its_state_dir(
+    server: ServerHandle,
+) -> None:
+    """The workspace exists before the plugin is linked, so no hook has made the plugin's
+    dirs: the pane must still find HERDR_PLUGIN_STATE_DIR (it used to die at once)."""
+    _ok(server, "workspace.create", {"cwd": "/tmp"})
+    _ok(server, "plugin.link", {"path": str(RECORDER)})
+    opened = _ok(
+        server,
+        "plugin.pane.open",
+        {"plugin_id": "test.recorder", "entrypoint": "viewer", "placement": "split"},
+    )
+    pane_id = opened["plugin_pane"]["pane"]["pane_id"]
+    wait_until(lambda: any(r["argv"][0] == "pane" for r in _runs(server)), 20.0)
+    assert pane_id in [p["pane_id"] for p in _ok(server, "pane.list", {})["panes"]]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"placement": "split", "width": 40}, "only supported when placement is popup"),
+        ({"placement": "tab", "height": "50%"}, "only supported when placement is popup"),
+        ({"placement": "split", "workspace_id": "w1"}, "use target_pane_id"),
+        ({"placement": "zoomed", "workspace_id": "w1"}, "use target_pane_id"),
+        ({"placement": "tab", "target_pane_id": "w1:p1"}, "not target_pane_id or direction"),
+        ({"placement": "tab", "direction": "down"}, "not target_pane_id or direction"),
+        ({"placement": "popup", "target_pane_id": "w1:p1"}, "target the active pane"),
+        ({"placement": "overlay", "direction": "right"}, "target the active pane"),
+    ],
+    ids=[
+        "split-width",
+        "tab-height",
+        "split-workspace",
+        "zoomed-workspace",
+        "tab-target",
+        "tab-direction",
+        "popup-target",
+        "overlay-direction",
+    ],
+)
+def test_pane_open_params_a_placement_does_not_take_are_invalid_and_change_nothing(
+    server: ServerHandle, extra: dict[str, Any], message: str
+) -> None:
+    """herdr 0.9's rules: width/height size popups only; each placement names its own
+    target (split/zoomed: a pane, tab: a workspace, overlay/popup: the active pane)."""
+    _ok(server, "plugin.link", {"path": str(RECORDER)})
+    _ok(server, "workspace.create", {"cwd": "/tmp"})
+    before = [p["pane_id"] for p in _ok(server, "pane.list", {})["panes"]]
+    response = server.request(
+        "plugin.pane.open", {"plugin_id": "test.recorder", "entrypoint": "viewer", **extra}
+    )
+    assert response["error"]["code"] == "invalid_params"
+    assert message in response["error"]["message"]
+    assert [p["pane_id"] for p in _ok(server, "pane.list", {})["panes"]] == before
+    assert len(_ok(server, "tab.list", {})["tabs"]) == 1

@@ -107,6 +107,11 @@ _ENTRIES: tuple[CommandDef, ...] = (
     _ui("settings", "settings"),
     _ui("detach", "detach (panes keep running)"),
     _ui("command_prompt", "command prompt (CLI verbs)", "runs CLI verbs: call them directly"),
+    _ui(
+        "command_palette",
+        "command palette (commands and plugin actions)",
+        "lists commands: use plugin.action.list",
+    ),
     _api("reload_config", "reload config.toml", "none", "server.reload_config", lambda t: {}),
     _api("new_workspace", "new workspace", "none", "workspace.create", lambda t: {"focus": True}),
     _ui(

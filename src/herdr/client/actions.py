@@ -54,6 +54,7 @@ CommandName = Literal[
     "remote_image_paste",
     "navigate_select",
     "command_prompt",
+    "command_palette",
 ]
 
 

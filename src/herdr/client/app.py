@@ -49,6 +49,7 @@ from herdr.client import copymode as cm
 from herdr.client import copysearch as cs
 from herdr.client import more_commands as more
 from herdr.client import mouse_select as ms
+from herdr.client import palette_commands as palette
 from herdr.client.banner import overlay_banner
 from herdr.client.bindings import Bindings, help_entries, load_bindings
 from herdr.client.build_view import (
@@ -72,6 +73,7 @@ from herdr.client.input import InputParser, Mouse, encode_mouse_sgr
 from herdr.client.keynames import KeySpec
 from herdr.client.mirror import PaneMirror, apply_rows
 from herdr.client.modes import KeyMachine
+from herdr.client.palette import Item
 from herdr.client.prompt import Prompt, PromptKind, open_prompt
 from herdr.client.render import HostModes, keyboard_mirror, render
 from herdr.client.settings import UiSettings, load_ui_settings
@@ -142,6 +144,7 @@ class App:
         self.search_task: asyncio.Task[Any] | None = None  # n/N wait for the one before
         self.pending_close: tuple[str, dict[str, Any]] | None = None  # waits for y
         self.panel_kind: Literal["settings"] | None = None  # shown in help mode
+        self.palette_plugins: tuple[Item, ...] = ()  # the palette's plugin actions
         self.mouse_sel: ms.MouseSelection | None = None  # a mouse drag's selection
         self.last_click: tuple[str, tuple[int, int], float] | None = None  # double clicks
         self.help_offset = 0
@@ -471,6 +474,8 @@ class App:
         prompt = self.machine.prompt
         if prompt is not None and prompt.kind == "goto":
             return more.goto_panel(self, prompt)
+        if prompt is not None and prompt.kind == "palette":
+            return palette.panel(self, prompt)
         if self.panel_kind == "settings" and self.machine.mode == "help":
             return more.settings_panel(self)
         return None
@@ -796,6 +801,8 @@ class App:
             searching.typed(self, prompt)
         elif prompt.kind == "goto":
             more.goto_changed(self, prompt)
+        elif prompt.kind == "palette":
+            palette.changed(self, prompt)
         self.schedule_draw()
 
     def cancel_prompt(self, prompt: Prompt) -> None:
@@ -816,6 +823,9 @@ class App:
             return
         if prompt.kind == "goto":
             more.goto_submit(self, prompt)
+            return
+        if prompt.kind == "palette":
+            palette.submit(self, prompt)
             return
         if prompt.kind == "command":
             command_line.run(self, prompt.text)

@@ -101,6 +101,7 @@ _ACTIONS: dict[str, _ActionDef] = {
     "split_vertical": _cat("split_vertical", "prefix+v", "prefix+%"),
     "split_horizontal": _cat("split_horizontal", "prefix+minus", 'prefix+"'),
     "command_prompt": _cat("command_prompt", "prefix+:"),
+    "command_palette": _cat("command_palette", "prefix+space"),
     "close_pane": _cat("close_pane", "prefix+x"),
     "zoom": _cat("zoom", "prefix+z"),
     "resize_mode": _cat("resize_mode", "prefix+r"),

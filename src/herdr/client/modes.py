@@ -262,6 +262,11 @@ class KeyMachine:
             return self._run(bound, after="terminal")
         return self._run(bound, after="navigate")
 
+    def run(self, bound: Bound) -> list[Action]:
+        """What pressing a key bound to ``bound`` does (the command palette runs its
+        commands this way, so a mode command enters its mode)."""
+        return self._run(bound, after="terminal")
+
     def _run(self, bound: Bound, *, after: Mode) -> list[Action]:
         if isinstance(bound, EnterNavigate):
             return self.set_mode("navigate")

@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from herdr.client import navigator as nav
+from herdr.client import palette_commands as palette
 from herdr.client.prompt import Prompt
 from herdr.client.settings import UI_KEYS, UiSettings
 from herdr.client.view import Panel
@@ -145,5 +146,6 @@ MORE_COMMANDS: dict[str, Callable[[App], None]] = {
     "move_tab_next": lambda app: move_tab(app, 1),
     "command_prompt": command_prompt,
     "goto": goto,
+    "command_palette": palette.open_palette,
     "settings": settings,
 }

@@ -13,7 +13,7 @@ from typing import Literal
 
 from herdr.client.input import ALT, CTRL, HYPER, META, SHIFT, SUPER, Key, Paste
 
-PromptKind = Literal["workspace", "tab", "pane", "search", "command", "confirm", "goto"]
+PromptKind = Literal["workspace", "tab", "pane", "search", "command", "confirm", "goto", "palette"]
 Outcome = Literal["edit", "submit", "cancel", "ignore"]
 
 MAX_TEXT = 256  # a label longer than this is a paste accident, not a name
@@ -42,6 +42,8 @@ class Prompt:
             return ":"
         if self.kind == "goto":
             return "go to"
+        if self.kind == "palette":
+            return "run"
         return f"rename {self.kind}"
 
 
@@ -79,7 +81,7 @@ def edit(prompt: Prompt, event: Key | Paste) -> tuple[Prompt, Outcome]:
         return replace(prompt, selected=False), "submit"
     if key == "esc" or (ctrl and key in ("c", "g")):
         return replace(prompt, selected=False), "cancel"
-    if prompt.kind == "goto":
+    if prompt.kind in ("goto", "palette"):
         step = _GOTO_STEPS.get(key) if not mods & ~SHIFT else None
         if ctrl and key in ("p", "n"):
             step = -1 if key == "p" else 1

@@ -207,6 +207,25 @@ def _pane_env(
     return env
 
 
+def placement_params_error(placement: str, params: dict[str, Any]) -> str | None:
+    """herdr 0.9's rule for which targeting params a placement takes (None: fine);
+    ``width``/``height`` size popups only."""
+    given = {key for key, value in params.items() if value is not None}
+    if placement != "popup" and given & {"width", "height"}:
+        return "width and height are only supported when placement is popup"
+    if placement in ("overlay", "popup") and given & {
+        "workspace_id",
+        "target_pane_id",
+        "direction",
+    }:
+        return "overlay and popup plugin panes target the active pane"
+    if placement in ("split", "zoomed") and "workspace_id" in given:
+        return "split and zoomed plugin panes target an existing pane; use target_pane_id"
+    if placement == "tab" and given & {"target_pane_id", "direction"}:
+        return "tab plugin panes support workspace_id but not target_pane_id or direction"
+    return None
+
+
 async def plugin_pane_open(call: Call) -> Result:
     host = call.server.plugins
     panes = call.server.panes
@@ -220,6 +239,9 @@ async def plugin_pane_open(call: Call) -> Result:
         )
     _usable_or_raise(host, info, f"pane {info['plugin_id']}.{entry['id']}", entry.get("platforms"))
     placement = p.get("placement") or entry.get("placement") or "overlay"
+    wrong = placement_params_error(str(placement), p)
+    if wrong is not None:
+        raise ApiError(ErrorCode.INVALID_PARAMS, wrong)
     if placement in ("overlay", "popup"):
         # Overlays and popups are drawn by an attached TUI; this server has no surface
         # for them (herdr answers the same without a client).
@@ -237,6 +259,8 @@ async def plugin_pane_open(call: Call) -> Result:
         context.update(_pane_context(call, p["target_pane_id"]))
     env = _pane_env(host, info, entry["id"], context, p.get("env"))
     command = _rooted(list(entry["command"]), str(info["plugin_root"]))
+    # a pane opened before any run of its plugin still finds HERDR_PLUGIN_STATE_DIR
+    await host.make_dirs(str(info["plugin_id"]))
     session = panes.session
     before = session.focused_ids()
     focus = bool(p.get("focus", False)) or placement == "zoomed"

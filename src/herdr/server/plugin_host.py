@@ -147,6 +147,10 @@ class PluginHost:
         env.update(extra)
         return env
 
+    async def make_dirs(self, plugin_id: str) -> None:
+        """The plugin's config and state dirs, which its programs may write at once."""
+        await asyncio.to_thread(_make_dirs, self.env, plugin_id)
+
     async def run(
         self,
         info: Mapping[str, Any],
