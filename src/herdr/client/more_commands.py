@@ -13,8 +13,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from herdr.client import navigator as nav
+from herdr.client import settings_view
 from herdr.client.prompt import Prompt
-from herdr.client.settings import UI_KEYS, UiSettings
+from herdr.client.settings import UiSettings
 from herdr.client.view import Panel
 
 if TYPE_CHECKING:
@@ -107,35 +108,16 @@ def goto_submit(app: App, prompt: Prompt) -> None:
 
 
 def settings(app: App) -> None:
-    app.panel_kind = "settings"
-    for action in app.machine.set_mode("help"):
-        app.do(action)
+    settings_view.open_panel(app)
 
 
 def settings_panel(app: App) -> Panel:
-    path = app.config_file()
-    rows = [f"{key:<28} {value}" for key, value in setting_rows(app.settings)]
-    rows.append("")
-    rows.append(f"config file: {path}")
-    return Panel(
-        "settings",
-        tuple(rows),
-        None,
-        "edit config.toml, then prefix+shift+r reloads · any key closes",
-    )
+    return settings_view.panel(app)
 
 
 def setting_rows(settings: UiSettings) -> list[tuple[str, str]]:
     """The ``[ui]`` keys the client honours, as config.toml spells them."""
-    names = dict(UI_KEYS)
-    values = [(key, getattr(settings, field)) for key, field in names.items()]
-    values.append(("sidebar (shown now)", settings.sidebar_visible))
-    values.append(("bell", settings.bell))
-    values.append(("toast.herdr.position", settings.toast_position))
-    return [
-        (key, str(value).lower() if isinstance(value, bool) else str(value))
-        for key, value in values
-    ]
+    return [(key, value) for key, value, _edit in settings_view.rows(settings)]
 
 
 MORE_COMMANDS: dict[str, Callable[[App], None]] = {
