@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from herdr.client import settings_edit as se
 from herdr.client.settings import UiSettings
 from herdr.client.view import Panel
@@ -98,5 +100,8 @@ def edit(app: App, key: str) -> None:
         app.settings_note = f"refused: {exc}"[:200]
         app.schedule_draw()
         return
+    # the panel shows (and the next key steps from) the written value at once; the
+    # reload that follows re-reads the same file
+    app.settings = msgspec.structs.replace(app.settings, **{se.FIELDS[name]: value})
     app.settings_note = f"set ui.{name} = {_shown(value)}"
     app.reload_config()

@@ -1,0 +1,112 @@
+"""End to end: the settings panel writes config.toml, prefix+G opens a git worktree and
+the navigator crosses sessions — in a real tmux (harness: ``test_tui_tmux.Tui``)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_tui_tmux import TIMEOUT, Tui, _prompt_ready  # type: ignore[import-not-found]
+
+from herdr_testing import wait_until
+from herdr_testing.fake_env import agent_bin
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
+
+CONFIG = (
+    "# my own notes, kept as they are\n"
+    "[ui]\n"
+    "sidebar_width = 26   # wide enough\n"
+    "confirm_close = true # ask first\n"
+    "\n"
+    "[keys]  # nothing here yet\n"
+)
+
+
+@pytest.fixture
+def tui() -> Iterator[Tui]:
+    root = Path(tempfile.mkdtemp(prefix="hn", dir="/tmp"))
+    harness = Tui(root, agent_bin(root))
+    try:
+        yield harness
+    finally:
+        harness.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_settings_toggle_writes_only_the_value_and_applies(tui: Tui) -> None:
+    config = tui.root / "c" / "herdr" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(CONFIG)
+    tui.open()
+    tui.wait_for(_prompt_ready, message="no prompt")
+    tui.keys("C-b", "s")
+    screen = tui.wait_text("config file:")
+    assert "(read-only)" in screen  # the nested keys are shown, not edited
+    rows = [line for line in screen.split("\n") if "confirm_close" in line]
+    assert rows and "true" in rows[0]
+    # confirm_close is the eleventh simple key
+    tui.keys(*["Down"] * 10)
+    tui.keys("Enter")
+    wait_until(
+        lambda: config.read_text() == CONFIG.replace("close = true #", "close = false #"),
+        TIMEOUT,
+        message="config.toml not edited as expected",
+    )
+    screen = tui.wait_text("set ui.confirm_close = false")
+    tui.wait_for(
+        lambda s: any("confirm_close" in r and "false" in r for r in s.split("\n")),
+        message="the panel does not show the reloaded value",
+    )
+    # a number past its bound is refused and the file stays as it is
+    before = config.read_text()
+    tui.keys(*["Up"] * 10)  # sidebar_width
+    for _ in range(60):
+        tui.literal("+")
+    tui.wait_text("refused: sidebar_width = 81")
+    assert config.read_text().replace("width = 80", "width = 26") == before
+    tui.keys("q")
+    tui.wait_for(lambda s: "config file:" not in s, message="settings stayed open")
+
+
+def _git(cwd: Path, env: dict[str, str], *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_new_worktree_key_opens_a_worktree_workspace_and_switches_to_it(tui: Tui) -> None:
+    # git's global config is the private HOME's (the server and the test's git see it)
+    gitconfig = tui.root / "h" / ".gitconfig"
+    gitconfig.write_text("[user]\n\tname = e2e\n\temail = e2e@example.invalid\n")
+    repo = tui.root / "work"
+    git_env = {**tui.env, "GIT_CONFIG_GLOBAL": str(gitconfig), "GIT_CONFIG_NOSYSTEM": "1"}
+    _git(repo, git_env, "init", "-q", "-b", "main")
+    (repo / "README").write_text("hello\n")
+    _git(repo, git_env, "add", "README")
+    _git(repo, git_env, "commit", "-q", "-m", "first")
+    tui.open()
+    tui.wait_for(_prompt_ready, message="no prompt")
+    before = tui.snapshot()
+    assert len(before["workspaces"]) == 1
+    tui.keys("C-b", "G")
+    wait_until(
+        lambda: len(tui.snapshot()["workspaces"]) == 2, TIMEOUT, message="no worktree workspace"
+    )
+    listed = tui.request("worktree.list", {"cwd": str(repo)})["result"]
+    paths = [w["path"] for w in listed["worktrees"] if Path(w["path"]) != repo.resolve()]
+    assert len(paths) == 1, listed
+    checkout = paths[0]
+    # the TUI follows: typing goes to the new workspace's pane, which runs in the checkout
+    tui.literal("pwd")
+    tui.keys("Enter")
+    tui.wait_text(checkout)
+    snap = tui.snapshot()
+    focused = next(p for p in snap["panes"] if p["pane_id"] == snap["focused_pane_id"])
+    assert focused["workspace_id"] != before["workspaces"][0]["workspace_id"]
