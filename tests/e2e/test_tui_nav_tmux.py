@@ -8,11 +8,12 @@ import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_tui_tmux import TIMEOUT, Tui, _prompt_ready  # type: ignore[import-not-found]
 
-from herdr_testing import wait_until
+from herdr_testing import request, wait_until
 from herdr_testing.fake_env import agent_bin
 
 pytestmark = [
@@ -110,3 +111,67 @@ def test_new_worktree_key_opens_a_worktree_workspace_and_switches_to_it(tui: Tui
     snap = tui.snapshot()
     focused = next(p for p in snap["panes"] if p["pane_id"] == snap["focused_pane_id"])
     assert focused["workspace_id"] != before["workspaces"][0]["workspace_id"]
+
+
+def _work(tui: Tui, method: str, params: dict[str, object]) -> dict[str, object]:
+    sock = tui.root / "c" / "herdr" / "sessions" / "work" / "herdr.sock"
+    reply: dict[str, object] = request(sock, method, params)
+    assert "result" in reply, reply
+    result = reply["result"]
+    assert isinstance(result, dict)
+    return result
+
+
+def _work_snapshot(tui: Tui) -> dict[str, Any]:
+    snap: dict[str, Any] = _work(tui, "session.snapshot", {})["snapshot"]  # type: ignore[assignment]
+    return snap
+
+
+def test_navigator_lists_every_session_and_switches_between_them(tui: Tui) -> None:
+    # session "work": a second server with two panes, one labelled; "old": stopped
+    tui.named_sessions.append("work")
+    tui.open("w", "session", "attach", "work")
+    tui.wait_for(_prompt_ready, session="w", message="no prompt in work")
+    tui.keys("C-b", "q", session="w")  # detached: the work server keeps running
+    tui.wait_text("HERDR-EXIT=0", session="w")
+    first = _work_snapshot(tui)["panes"][0]["pane_id"]
+    split = _work(tui, "pane.split", {"direction": "right", "target_pane_id": first})
+    target = split["pane"]["pane_id"]  # type: ignore[index]
+    _work(tui, "pane.rename", {"pane_id": target, "label": "target-pane"})
+    (tui.root / "c" / "herdr" / "sessions" / "old").mkdir()
+    wait_until(lambda: _work_snapshot(tui)["focused_pane_id"] != target, TIMEOUT)
+    tui.open()
+    tui.wait_for(_prompt_ready, message="no prompt")
+    tui.keys("C-b", "g")
+    screen = tui.wait_text("target-pane")  # the other session's tree joins when it answers
+    assert "session default" in screen and "session work" in screen
+    assert "session old  · stopped" in screen
+    tui.literal("target-pane")  # the filter works across sessions
+    tui.wait_for(lambda s: "session old" not in s, message="the filter kept other rows")
+    tui.keys("Enter")
+    wait_until(
+        lambda: _work_snapshot(tui)["focused_pane_id"] == target,
+        TIMEOUT,
+        message="the chosen pane of the other session was not focused",
+    )
+    tui.literal("echo from-$((40+2))")  # the TUI is now work's: keys go to the chosen pane
+    tui.keys("Enter")
+    wait_until(
+        lambda: "from-42" in str(_work(tui, "pane.read", {"pane_id": target, "source": "visible"})),
+        TIMEOUT,
+        message="keys did not reach the other session's pane",
+    )
+    # and back: the session row of the default session
+    tui.keys("C-b", "g")
+    tui.wait_text("session default")
+    tui.literal("session default")
+    tui.keys("Enter")
+    tui.wait_for(lambda s: "GO TO" not in s, message="the navigator stayed open")
+    tui.literal("echo back-$((1+1))")
+    tui.keys("Enter")
+    tui.wait_text("back-2")
+    focused = tui.snapshot()["focused_pane_id"]
+    read = tui.request("pane.read", {"pane_id": focused, "source": "visible"})
+    assert "back-2" in str(read)
+    tui.keys("C-b", "q")
+    assert "[detached from session default]" in tui.wait_text("HERDR-EXIT=0")

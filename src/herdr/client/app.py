@@ -49,6 +49,7 @@ from herdr.client import copymode as cm
 from herdr.client import copysearch as cs
 from herdr.client import more_commands as more
 from herdr.client import mouse_select as ms
+from herdr.client import navigator as nav
 from herdr.client.banner import overlay_banner
 from herdr.client.bindings import Bindings, help_entries, load_bindings
 from herdr.client.build_view import (
@@ -95,7 +96,7 @@ MAX_TOAST_S = 60.0  # a toast never stays longer, whatever the server says
 TITLE_SAVE = b"\x1b[22;2t"
 TITLE_RESTORE = b"\x1b]2;\x1b\\\x1b[23;2t"
 
-ExitReason = Literal["detached", "empty", "server_stopped", "server_lost", "error"]
+ExitReason = Literal["detached", "empty", "server_stopped", "server_lost", "error", "switch"]
 Handler = Callable[[Any], None]
 
 
@@ -113,6 +114,8 @@ class App:
         config_path: Path | None = None,
     ) -> None:
         self.config_path = config_path
+        self.switch_to: tuple[str, str, str] | None = None  # (session, kind, id): see run
+        self.other_sessions: list[nav.OtherSession] = []  # the navigator's other sessions
         self.settings = settings or UiSettings()
         bindings, errors = load_bindings(self.settings.keys)
         self.bindings: Bindings = bindings
@@ -252,6 +255,12 @@ class App:
         """A request whose answer does not matter (a stale or failed one changes nothing)."""
         with contextlib.suppress(OSError, ValueError):
             await self.conn.call(method, params)
+
+    def switch_session(self, session: str, kind: str, target: str) -> None:
+        """Leave this server for another session's (the launcher attaches there and
+        shows ``target``): ends :meth:`run` with ``"switch"``."""
+        self.switch_to = (session, kind, target)
+        self.finish("switch")
 
     def finish(self, reason: ExitReason, detail: str = "") -> None:
         if self._done is not None and not self._done.done():

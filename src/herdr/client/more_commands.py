@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from herdr.client import navigator as nav
-from herdr.client import settings_view
+from herdr.client import sessions_probe, settings_view
 from herdr.client.prompt import Prompt
 from herdr.client.settings import UiSettings
 from herdr.client.view import Panel
@@ -63,18 +63,34 @@ def command_prompt(app: App) -> None:
 
 
 def goto(app: App) -> None:
-    """``prefix+g``: the navigator, its selection on the focused pane."""
+    """``prefix+g``: the navigator, its selection on the focused pane; the other
+    sessions are read in the background and join the tree when they answer."""
+    app.other_sessions = []
     shown = nav.entries(app.doc, app.session_label)
     choice = nav.index_of(shown, "pane", app.focused_pane_id())
     for action in app.machine.open_prompt(Prompt("goto", "", choice=choice)):
         app.do(action)
+    app.spawn(_probe_others(app))
+
+
+async def _probe_others(app: App) -> None:
+    others = await sessions_probe.probe_all(app.conn.socket_path)
+    prompt = app.machine.prompt
+    if prompt is not None and prompt.kind == "goto":
+        app.other_sessions = others
+        app.schedule_draw()
+
+
+def _shown(app: App, prompt: Prompt) -> list[nav.Entry]:
+    tree = nav.entries(app.doc, app.session_label, app.other_sessions)
+    return nav.filtered(tree, prompt.text)
 
 
 def goto_panel(app: App, prompt: Prompt) -> Panel:
-    shown = nav.filtered(nav.entries(app.doc, app.session_label), prompt.text)
+    shown = _shown(app, prompt)
     choice = min(max(0, prompt.choice), max(0, len(shown) - 1))
     return Panel(
-        f"session {app.session_label}",
+        "sessions",
         tuple(e.line for e in shown),
         choice if shown else None,
         "type to filter · up/down · enter go · esc close",
@@ -84,7 +100,7 @@ def goto_panel(app: App, prompt: Prompt) -> Panel:
 
 def goto_changed(app: App, prompt: Prompt) -> None:
     """After typing the selection moves to the first match; keep it in range."""
-    shown = nav.filtered(nav.entries(app.doc, app.session_label), prompt.text)
+    shown = _shown(app, prompt)
     choice = nav.first_match(shown, prompt.text) if prompt.choice < 0 else prompt.choice
     choice = min(choice, max(0, len(shown) - 1))
     if choice != prompt.choice:
@@ -93,18 +109,27 @@ def goto_changed(app: App, prompt: Prompt) -> None:
 
 
 def goto_submit(app: App, prompt: Prompt) -> None:
-    shown = nav.filtered(nav.entries(app.doc, app.session_label), prompt.text)
+    shown = _shown(app, prompt)
     if not shown:
         return
     entry = shown[min(max(0, prompt.choice), len(shown) - 1)]
-    if entry.kind == "workspace":
-        app.switch_workspace(entry.target)
-    elif entry.kind == "tab":
-        rec = next(t for t in (app.doc.tabs if app.doc else []) if t["tab_id"] == entry.target)
-        app.switch_workspace(str(rec["workspace_id"]))
-        app.switch_tab(entry.target)
-    elif entry.kind == "pane":
-        app.focus_pane(entry.target)
+    if entry.session is not None:
+        app.switch_session(entry.session, entry.kind, entry.target)
+        return
+    go_to(app, entry.kind, entry.target)
+
+
+def go_to(app: App, kind: str, target: str) -> None:
+    """Show a workspace, tab or pane of the attached session."""
+    if kind == "workspace":
+        app.switch_workspace(target)
+    elif kind == "tab":
+        rec = next((t for t in (app.doc.tabs if app.doc else []) if t["tab_id"] == target), None)
+        if rec is not None:
+            app.switch_workspace(str(rec["workspace_id"]))
+            app.switch_tab(target)
+    elif kind == "pane":
+        app.focus_pane(target)
 
 
 def settings(app: App) -> None:
