@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_tui_features_tmux import _cell_of, _inverse  # type: ignore[import-not-found]
 from test_tui_tmux import TIMEOUT, Tui, _prompt_ready  # type: ignore[import-not-found]
 
 from herdr_testing import request, wait_until
@@ -175,3 +176,29 @@ def test_navigator_lists_every_session_and_switches_between_them(tui: Tui) -> No
     assert "back-2" in str(read)
     tui.keys("C-b", "q")
     assert "[detached from session default]" in tui.wait_text("HERDR-EXIT=0")
+
+
+def _drag(tui: Tui, text: str) -> None:
+    """Drag over ``text`` (as shown on a row without ``echo``) with the left button."""
+    x, y = _cell_of(tui, text)
+    end = x + len(text)
+    tui.literal(f"\x1b[<0;{x + 1};{y + 1}M\x1b[<32;{end};{y + 1}M\x1b[<0;{end};{y + 1}m")
+    wait_until(lambda: _inverse(tui, text), TIMEOUT, message="selection not shown")
+
+
+def test_the_mouse_selection_goes_when_typing_or_when_the_pane_scrolls(tui: Tui) -> None:
+    tui.open()
+    tui.wait_for(_prompt_ready, message="no prompt")
+    tui.literal("seq -f 'line%03g' 1 100")
+    tui.keys("Enter")
+    tui.wait_text("line100")
+    _drag(tui, "line090")
+    tui.literal("x")  # typing into the pane clears the highlight
+    wait_until(lambda: not _inverse(tui, "line090"), TIMEOUT, message="typing kept it")
+    tui.keys("BSpace")
+    _drag(tui, "line091")
+    pane = tui.snapshot()["focused_pane_id"]
+    # output that scrolls the pane (not typed in the TUI) clears it too
+    tui.request("pane.send_text", {"pane_id": pane, "text": "seq -f 'more%02g' 1 5\n"})
+    tui.wait_text("more05")
+    wait_until(lambda: not _inverse(tui, "line091"), TIMEOUT, message="scrolling kept it")
