@@ -87,6 +87,7 @@ PURE = (
 # The client's I/O shell: the app's loop, its connections, the terminal, the config file.
 CLIENT_IO = frozenset(
     {"app.py", "connection.py", "settings.py", "terminal.py", "closing.py", "command_line.py"}
+    | {"sessions_probe.py", "settings_view.py"}  # the navigator's probes, config.toml writes
 )
 
 

@@ -43,3 +43,26 @@ def test_a_backwards_drag_is_normalised_and_painted() -> None:
     assert painted[1].startswith(cm.SELECT_SGR + "ghijk")
     assert painted[2] == "mnop"
     assert [strip_ansi(r).rstrip() for r in painted] == ["abcdef", "ghijkl", "mnop"]
+
+
+@pytest.mark.parametrize(
+    ("pane_id", "before", "after", "cleared"),
+    [("p1", 76, 77, True), ("p1", 76, 76, False), ("p2", 76, 77, False)],
+    ids=["its-pane-scrolled", "its-pane-redrawn-in-place", "another-pane-scrolled"],
+)
+def test_scrolling_its_pane_clears_the_selection(
+    pane_id: str, before: int, after: int, cleared: bool
+) -> None:
+    sel = ms.MouseSelection("p1", (80, 0), (80, 4), done=True)
+    assert ms.cleared_by_rows(sel, pane_id, before, after) is cleared
+    assert ms.cleared_by_rows(None, pane_id, before, after) is False
+
+
+@pytest.mark.parametrize(
+    ("pane_id", "cleared"),
+    [("p1", True), ("p2", False), (None, False)],
+    ids=["its", "other", "none"],
+)
+def test_typing_into_its_pane_clears_the_selection(pane_id: str | None, cleared: bool) -> None:
+    sel = ms.MouseSelection("p1", (3, 0), (3, 4), done=True)
+    assert ms.cleared_by_input(sel, pane_id) is cleared

@@ -130,3 +130,85 @@ def test_command_prompt_parse(text: str, parsed: list[str] | str) -> None:
 )
 def test_command_prompt_summary(code: int, out: bytes, err: bytes, line: str) -> None:
     assert command_line.summary(["pane", "split"], code, out, err) == line
+
+
+WORK = nav.OtherSession(
+    "work",
+    {
+        "protocol": 22,
+        "workspaces": [{"workspace_id": "w1", "label": "infra"}],
+        "tabs": [{"tab_id": "w1:t1", "workspace_id": "w1", "label": "deploy"}],
+        "panes": [
+            {"pane_id": "w1:p1", "tab_id": "w1:t1", "workspace_id": "w1", "label": "tf"},
+            {
+                "pane_id": "w1:p2",
+                "tab_id": "w1:t1",
+                "workspace_id": "w1",
+                "label": "ops",
+                "agent": "codex",
+                "agent_status": "working",
+            },
+        ],
+        "layouts": [{"tab_id": "w1:t1", "focused_pane_id": "w1:p2"}],
+    },
+)
+OLD = nav.OtherSession("old")
+SLOW = nav.OtherSession("slow", note="not answering")
+
+
+def test_other_sessions_follow_with_their_trees_or_why_not() -> None:
+    tree = nav.entries(DOC, "default", [OLD, SLOW, WORK])
+    lines = [e.line for e in tree]
+    assert lines[8:] == [
+        "session old  · stopped",
+        "session slow  · not answering",
+        "session work",
+        "  infra",
+        "    deploy",
+        "      tf  [w1:p1]",
+        "      ops  · codex working  [w1:p2]",
+    ]
+    assert {e.session for e in tree[:8]} == {None}
+    assert {e.session for e in tree[8:]} == {"old", "slow", "work"}
+    # the same ids in two sessions stay apart: the attached session's row is found
+    assert nav.index_of(tree, "pane", "w1:p2") == 4
+
+
+@pytest.mark.parametrize(
+    ("query", "lines", "first"),
+    [
+        (
+            "ops",
+            ["session work", "  infra", "    deploy", "      ops  · codex working  [w1:p2]"],
+            3,
+        ),
+        ("session old", ["session old  · stopped"], 0),
+        (
+            "w1:p1",
+            [
+                "session default",
+                "  api  · working",
+                "    build",
+                "      api  · claude blocked  [w1:p1]",
+                "session work",
+                "  infra",
+                "    deploy",
+                "      tf  [w1:p1]",
+            ],
+            3,
+        ),
+    ],
+    ids=["pane-of-another-session", "stopped-session", "id-in-both"],
+)
+def test_the_filter_works_across_sessions(query: str, lines: list[str], first: int) -> None:
+    shown = nav.filtered(nav.entries(DOC, "default", [OLD, WORK]), query)
+    assert [e.line for e in shown] == lines
+    assert nav.first_match(shown, query) == first
+
+
+def test_a_broken_snapshot_gives_only_the_session_row() -> None:
+    odd = nav.OtherSession("odd", {"workspaces": "nope", "tabs": [1], "panes": None})
+    assert [e.line for e in nav.entries(None, "default", [odd])] == [
+        "session default",
+        "session odd",
+    ]

@@ -157,21 +157,25 @@ def run_tui(args: argparse.Namespace) -> int:
 
     settings = load_ui_settings(Path(paths.config_file(os.environ)))
     label = session or paths.DEFAULT_SESSION
-    app = App(path, settings=settings, session_label=label)
-    try:
-        reason = app.run()
-    except Exception as exc:  # the terminal is already restored (App.run's finally)
-        import traceback
-
-        state_dir = paths.session_state_dir(os.environ, session)
-        crash_log = os.path.join(state_dir, "client-crash.log")
-        with (
-            contextlib.suppress(OSError, safe_paths.UnsafePathError),
-            os.fdopen(safe_paths.open_private_append(crash_log), "a", encoding="utf-8") as fh,
-        ):
-            traceback.print_exc(file=fh)
-        print(f"herdr: the client crashed ({type(exc).__name__}: {exc}); see {crash_log}")
-        return 1
+    while True:
+        app = App(path, settings=settings, session_label=label)
+        try:
+            reason = app.run()
+        except Exception as exc:  # the terminal is already restored (App.run's finally)
+            return _crashed(exc, session)
+        if reason != "switch" or app.switch_to is None:
+            break
+        # the navigator chose another session: attach there (starting it if stopped)
+        label, kind, target = app.switch_to
+        session = None if label == paths.DEFAULT_SESSION else label
+        path = paths.session_socket_path(os.environ, session)
+        try:
+            ensure_server(path, session)
+            check_protocol(path)
+            ensure_workspace(path)
+        except RequestFailed as exc:
+            raise CliError(f"cannot switch to session {label}: {exc.message}") from None
+        _focus(path, kind, target)
     detail = f": {app.exit_detail}" if app.exit_detail else ""
     if reason == "detached":
         print(f"[detached from session {label}]")
@@ -186,4 +190,31 @@ def run_tui(args: argparse.Namespace) -> int:
         print(f"herdr: lost the connection to the server of session {label}{detail}")
         return 1
     print(f"herdr: the client failed{detail}", file=sys.stderr)
+    return 1
+
+
+FOCUS_METHODS = {"workspace": "workspace.focus", "tab": "tab.focus", "pane": "pane.focus"}
+
+
+def _focus(path: str, kind: str, target: str) -> None:
+    """Focus the navigator's choice on its server before attaching, so the TUI's first
+    state already shows it (a choice that vanished meanwhile leaves the server's focus)."""
+    method = FOCUS_METHODS.get(kind)
+    if method is None:
+        return
+    with contextlib.suppress(RequestFailed):
+        request(path, method, {f"{kind}_id": target}, timeout=5.0)
+
+
+def _crashed(exc: Exception, session: str | None) -> int:
+    import traceback
+
+    state_dir = paths.session_state_dir(os.environ, session)
+    crash_log = os.path.join(state_dir, "client-crash.log")
+    with (
+        contextlib.suppress(OSError, safe_paths.UnsafePathError),
+        os.fdopen(safe_paths.open_private_append(crash_log), "a", encoding="utf-8") as fh,
+    ):
+        traceback.print_exception(exc, file=fh)
+    print(f"herdr: the client crashed ({type(exc).__name__}: {exc}); see {crash_log}")
     return 1

@@ -147,6 +147,13 @@ class CopyKey:
 
 
 @dataclass(frozen=True, slots=True)
+class HelpEdit:
+    """A key the settings panel uses (enter/space toggle, +/- and left/right step)."""
+
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
 class HelpScroll:
     """j/k or page keys in the help overlay: scroll it by ``step`` entries."""
 
@@ -196,6 +203,7 @@ class RunCommand:
 
 Action: TypeAlias = (
     Command
+    | HelpEdit
     | SendBytes
     | SendPaste
     | MouseInput

@@ -44,11 +44,12 @@ from herdr.api.attach_messages import (
 from herdr.api.attach_messages import Toast as ToastLine
 from herdr.api.limits import MAX_SIZE_CELLS
 from herdr.client import actions as a
-from herdr.client import closing, command_line, mouse_copy, searching
+from herdr.client import closing, command_line, mouse_copy, searching, settings_view
 from herdr.client import copymode as cm
 from herdr.client import copysearch as cs
 from herdr.client import more_commands as more
 from herdr.client import mouse_select as ms
+from herdr.client import navigator as nav
 from herdr.client import palette_commands as palette
 from herdr.client.banner import overlay_banner
 from herdr.client.bindings import Bindings, help_entries, load_bindings
@@ -97,7 +98,7 @@ MAX_TOAST_S = 60.0  # a toast never stays longer, whatever the server says
 TITLE_SAVE = b"\x1b[22;2t"
 TITLE_RESTORE = b"\x1b]2;\x1b\\\x1b[23;2t"
 
-ExitReason = Literal["detached", "empty", "server_stopped", "server_lost", "error"]
+ExitReason = Literal["detached", "empty", "server_stopped", "server_lost", "error", "switch"]
 Handler = Callable[[Any], None]
 
 
@@ -115,6 +116,8 @@ class App:
         config_path: Path | None = None,
     ) -> None:
         self.config_path = config_path
+        self.switch_to: tuple[str, str, str] | None = None  # (session, kind, id): see run
+        self.other_sessions: list[nav.OtherSession] = []  # the navigator's other sessions
         self.settings = settings or UiSettings()
         bindings, errors = load_bindings(self.settings.keys)
         self.bindings: Bindings = bindings
@@ -148,6 +151,8 @@ class App:
         self.mouse_sel: ms.MouseSelection | None = None  # a mouse drag's selection
         self.last_click: tuple[str, tuple[int, int], float] | None = None  # double clicks
         self.help_offset = 0
+        self.settings_choice = 0  # the settings panel's selected row
+        self.settings_note = ""  # the settings panel's last change or refusal
         self.host_app_cursor = False  # DECCKM mirrored from the focused pane
         # (kitty flags, modifyOtherKeys level) as mirrored on the host from the focused
         # pane: the host then encodes keys as that program asked, and they pass unchanged
@@ -254,6 +259,12 @@ class App:
         with contextlib.suppress(OSError, ValueError):
             await self.conn.call(method, params)
 
+    def switch_session(self, session: str, kind: str, target: str) -> None:
+        """Leave this server for another session's (the launcher attaches there and
+        shows ``target``): ends :meth:`run` with ``"switch"``."""
+        self.switch_to = (session, kind, target)
+        self.finish("switch")
+
     def finish(self, reason: ExitReason, detail: str = "") -> None:
         if self._done is not None and not self._done.done():
             self.exit_detail = detail
@@ -338,7 +349,14 @@ class App:
 
     def apply_rows(self, msg: Rows) -> None:
         pane_id = msg.pane_id
-        mirror = self.panes[pane_id] = apply_rows(self.panes.get(pane_id), msg)
+        before = self.panes.get(pane_id)
+        mirror = self.panes[pane_id] = apply_rows(before, msg)
+        if self.mouse_sel is not None and before is not None:
+            top_before = ms.top_row(before.size, before.scroll)
+            if ms.cleared_by_rows(
+                self.mouse_sel, pane_id, top_before, ms.top_row(mirror.size, mirror.scroll)
+            ):
+                self.mouse_sel = None
         if self.copy is not None and self.copy.pane_id == pane_id:
             offset, total = mirror.scroll
             self.copy = cm.sync(self.copy, mirror.size, total, offset)
@@ -481,6 +499,9 @@ class App:
         return None
 
     def scroll_help(self, step: int) -> None:
+        if self.panel_kind == "settings":
+            settings_view.move(self, step)
+            return
         self.help_offset = min(max(0, self.help_offset + step), max(0, len(self.help) - 1))
         self.schedule_draw()
 
@@ -573,12 +594,19 @@ class App:
         if self.machine.mode == "terminal" and not self.parser.pending and self._plain(data):
             # typing: the bytes go to the focused pane as they are (same as the parser
             # and the mode machine would decide, minus their cost on every key)
+            self.typed()
             self.conn.send(Input(pane_id=self.focused_pane_id(), data=data.decode("latin-1")))
             return
         self.handle_events(self.parser.feed(data))
         if self.parser.pending:
             loop = asyncio.get_running_loop()
             self._esc_timer = loop.call_later(ESC_TIMEOUT_S, self._flush_input)
+
+    def typed(self) -> None:
+        """Keys or a paste go to the focused pane: its mouse selection is cleared."""
+        if ms.cleared_by_input(self.mouse_sel, self.focused_pane_id()):
+            self.mouse_sel = None
+            self.schedule_draw()
 
     def _plain(self, data: bytes) -> bool:
         """Whether every byte of ``data`` is a key that terminal mode just sends on."""

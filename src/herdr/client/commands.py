@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from herdr.api.attach_messages import Input, Paste
 from herdr.client import actions as a
-from herdr.client import closing
+from herdr.client import closing, settings_view
 from herdr.client.build_view import SIDEBAR_COLLAPSE_COLS
 from herdr.client.more_commands import MORE_COMMANDS
 from herdr.client.targets import cycle_agent, notification_target
@@ -29,11 +29,13 @@ PASTE_CHUNK = 128 * 1024  # a paste goes to the server in lines of at most this
 
 def send_bytes(app: App, action: a.SendBytes) -> None:
     text = action.data.decode("latin-1")
+    app.typed()
     app.conn.send(Input(pane_id=app.focused_pane_id(), data=text))
 
 
 def send_paste(app: App, action: a.SendPaste) -> None:
     pane_id = app.focused_pane_id()
+    app.typed()
     data = action.data
     for start in range(0, max(1, len(data)), PASTE_CHUNK):
         chunk = data[start : start + PASTE_CHUNK].decode("latin-1")
@@ -64,6 +66,7 @@ def mode_changed(app: App, action: a.ModeChanged) -> None:
         app.selected_ws = app.ws_id  # the selection starts where we are
     if action.mode != "help":
         app.panel_kind = None  # the settings panel lives in help mode
+        app.machine.help_edit_keys = frozenset()
         app.help_offset = 0
     app.schedule_draw()
 
@@ -128,6 +131,7 @@ ACTIONS: dict[type[Any], Callable[[App, Any], None]] = {
     a.SubmitPrompt: lambda app, action: app.submit_prompt(action.prompt),
     a.CyclePane: lambda app, action: app.cycle_pane(action.step),
     a.HelpScroll: lambda app, action: app.scroll_help(action.step),
+    a.HelpEdit: lambda app, action: settings_view.edit(app, action.key),
     a.SwitchTab: lambda app, action: app.switch_tab_index(action.index),
     a.SwitchWorkspace: switch_workspace_index,
     a.FocusAgent: focus_agent,

@@ -25,6 +25,7 @@ from herdr.client.actions import (
     CopyKey,
     Direction,
     EnterNavigate,
+    HelpEdit,
     HelpScroll,
     HostFocus,
     LeaveNavigate,
@@ -77,6 +78,7 @@ class KeyMachine:
         self._swallowed: set[str] = set()  # keys whose press we consumed (kitty releases)
         self._prompt: Prompt | None = None
         self._prompt_back: Mode = "terminal"  # the mode enter/esc return to
+        self.help_edit_keys: frozenset[str] = frozenset()  # the settings panel's own keys
 
     @property
     def mode(self) -> Mode:
@@ -161,6 +163,8 @@ class KeyMachine:
             if event.key in MODIFIER_KEYS:
                 return []
             self._swallowed.add(event.key)
+            if event.key in self.help_edit_keys and not event.binding_mods:
+                return [HelpEdit(event.key)]
             step = HELP_SCROLL.get(event.key) if not event.binding_mods else None
             if step is not None:
                 return [HelpScroll(step)]

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 
 from herdr.client import navigator as nav
 from herdr.client import palette_commands as palette
+from herdr.client import sessions_probe, settings_view
 from herdr.client.prompt import Prompt
-from herdr.client.settings import UI_KEYS, UiSettings
+from herdr.client.settings import UiSettings
 from herdr.client.view import Panel
 
 if TYPE_CHECKING:
@@ -63,18 +64,34 @@ def command_prompt(app: App) -> None:
 
 
 def goto(app: App) -> None:
-    """``prefix+g``: the navigator, its selection on the focused pane."""
+    """``prefix+g``: the navigator, its selection on the focused pane; the other
+    sessions are read in the background and join the tree when they answer."""
+    app.other_sessions = []
     shown = nav.entries(app.doc, app.session_label)
     choice = nav.index_of(shown, "pane", app.focused_pane_id())
     for action in app.machine.open_prompt(Prompt("goto", "", choice=choice)):
         app.do(action)
+    app.spawn(_probe_others(app))
+
+
+async def _probe_others(app: App) -> None:
+    others = await sessions_probe.probe_all(app.conn.socket_path)
+    prompt = app.machine.prompt
+    if prompt is not None and prompt.kind == "goto":
+        app.other_sessions = others
+        app.schedule_draw()
+
+
+def _shown(app: App, prompt: Prompt) -> list[nav.Entry]:
+    tree = nav.entries(app.doc, app.session_label, app.other_sessions)
+    return nav.filtered(tree, prompt.text)
 
 
 def goto_panel(app: App, prompt: Prompt) -> Panel:
-    shown = nav.filtered(nav.entries(app.doc, app.session_label), prompt.text)
+    shown = _shown(app, prompt)
     choice = min(max(0, prompt.choice), max(0, len(shown) - 1))
     return Panel(
-        f"session {app.session_label}",
+        "sessions",
         tuple(e.line for e in shown),
         choice if shown else None,
         "type to filter · up/down · enter go · esc close",
@@ -84,7 +101,7 @@ def goto_panel(app: App, prompt: Prompt) -> Panel:
 
 def goto_changed(app: App, prompt: Prompt) -> None:
     """After typing the selection moves to the first match; keep it in range."""
-    shown = nav.filtered(nav.entries(app.doc, app.session_label), prompt.text)
+    shown = _shown(app, prompt)
     choice = nav.first_match(shown, prompt.text) if prompt.choice < 0 else prompt.choice
     choice = min(choice, max(0, len(shown) - 1))
     if choice != prompt.choice:
@@ -93,50 +110,40 @@ def goto_changed(app: App, prompt: Prompt) -> None:
 
 
 def goto_submit(app: App, prompt: Prompt) -> None:
-    shown = nav.filtered(nav.entries(app.doc, app.session_label), prompt.text)
+    shown = _shown(app, prompt)
     if not shown:
         return
     entry = shown[min(max(0, prompt.choice), len(shown) - 1)]
-    if entry.kind == "workspace":
-        app.switch_workspace(entry.target)
-    elif entry.kind == "tab":
-        rec = next(t for t in (app.doc.tabs if app.doc else []) if t["tab_id"] == entry.target)
-        app.switch_workspace(str(rec["workspace_id"]))
-        app.switch_tab(entry.target)
-    elif entry.kind == "pane":
-        app.focus_pane(entry.target)
+    if entry.session is not None:
+        app.switch_session(entry.session, entry.kind, entry.target)
+        return
+    go_to(app, entry.kind, entry.target)
+
+
+def go_to(app: App, kind: str, target: str) -> None:
+    """Show a workspace, tab or pane of the attached session."""
+    if kind == "workspace":
+        app.switch_workspace(target)
+    elif kind == "tab":
+        rec = next((t for t in (app.doc.tabs if app.doc else []) if t["tab_id"] == target), None)
+        if rec is not None:
+            app.switch_workspace(str(rec["workspace_id"]))
+            app.switch_tab(target)
+    elif kind == "pane":
+        app.focus_pane(target)
 
 
 def settings(app: App) -> None:
-    app.panel_kind = "settings"
-    for action in app.machine.set_mode("help"):
-        app.do(action)
+    settings_view.open_panel(app)
 
 
 def settings_panel(app: App) -> Panel:
-    path = app.config_file()
-    rows = [f"{key:<28} {value}" for key, value in setting_rows(app.settings)]
-    rows.append("")
-    rows.append(f"config file: {path}")
-    return Panel(
-        "settings",
-        tuple(rows),
-        None,
-        "edit config.toml, then prefix+shift+r reloads · any key closes",
-    )
+    return settings_view.panel(app)
 
 
 def setting_rows(settings: UiSettings) -> list[tuple[str, str]]:
     """The ``[ui]`` keys the client honours, as config.toml spells them."""
-    names = dict(UI_KEYS)
-    values = [(key, getattr(settings, field)) for key, field in names.items()]
-    values.append(("sidebar (shown now)", settings.sidebar_visible))
-    values.append(("bell", settings.bell))
-    values.append(("toast.herdr.position", settings.toast_position))
-    return [
-        (key, str(value).lower() if isinstance(value, bool) else str(value))
-        for key, value in values
-    ]
+    return [(key, value) for key, value, _edit in settings_view.rows(settings)]
 
 
 MORE_COMMANDS: dict[str, Callable[[App], None]] = {

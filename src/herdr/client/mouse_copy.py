@@ -3,7 +3,8 @@
 Only for panes whose program did not ask for the mouse (those get the events, as
 before). A left press starts a selection (and focuses the pane), a drag extends it, the
 release copies it when ``ui.copy_on_select`` is on; a double click selects the word
-under the pointer. The selection stays drawn (reverse video) until the next press.
+under the pointer. The selection stays drawn (reverse video) until the next press,
+until keys are typed into its pane, or until its pane scrolls.
 The text comes from the server (``pane.selection.read``), so a selection that was
 dragged past what the pane shows still copies whole.
 """

@@ -76,6 +76,19 @@ def _kind(cell: str) -> int:
     return 1 if cell.isalnum() or cell in "_-./~:@" else 2
 
 
+def cleared_by_input(sel: MouseSelection | None, pane_id: str | None) -> bool:
+    """Typing or pasting into the selection's pane clears it (as in tmux)."""
+    return sel is not None and sel.pane_id == pane_id
+
+
+def cleared_by_rows(
+    sel: MouseSelection | None, pane_id: str, top_before: int, top_after: int
+) -> bool:
+    """The selection's pane scrolled (its first row shows another absolute row): the
+    highlight would no longer mark what was copied, so it goes."""
+    return sel is not None and sel.pane_id == pane_id and top_before != top_after
+
+
 def paint(rows: Sequence[str], top: int, width: int, sel: MouseSelection) -> tuple[str, ...]:
     """The pane's rows with ``sel`` in reverse video."""
     out = list(rows)
