@@ -251,6 +251,8 @@ def test_settings_move_tab_edit_scrollback_and_new_worktree(tui: Tui) -> None:
     wait_until(lambda: "second" in _tab_labels(tui), TIMEOUT, message="no rename")
     tui.keys("C-b", "<")
     wait_until(lambda: _tab_labels(tui)[0] == "second", TIMEOUT, message="not moved left")
+    # the TUI moves the tab it sees: wait until its own tab bar shows the new order
+    tui.wait_for(lambda s: "1 second" in s, message="the tab bar kept the old order")
     tui.keys("C-b", ">")
     wait_until(lambda: _tab_labels(tui)[1] == "second", TIMEOUT, message="not moved right")
     # edit scrollback: $EDITOR opens on a copy in a new pane
