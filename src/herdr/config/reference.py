@@ -522,6 +522,14 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
     ),
     ConfigKey(
         "keys",
+        "keys.command_palette",
+        "keybinding",
+        '"prefix+space"',
+        "Open the command palette: every command with its key and the enabled plugins'"
+        " actions, filtered as you type.",
+    ),
+    ConfigKey(
+        "keys",
         "keys.switch_tab",
         "keybinding",
         '"prefix+1..9"',
