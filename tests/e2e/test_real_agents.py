@@ -363,7 +363,15 @@ def test_session_only_agent_reports_its_session_and_resumes_after_restart(
     if target == "codex":
         # codex asks once to trust new hooks (ours): answer as a user would
         wait_screen(server, pane, "Trust all and continue", BOOT)
-        ok(server.request("pane.send_keys", {"pane_id": pane, "keys": ["Down", "Enter"]}))
+
+        def trust_selected() -> bool:  # the menu may not take keys the moment it is drawn
+            if "› 2. Trust all" in screen(server, pane):
+                return True
+            ok(server.request("pane.send_keys", {"pane_id": pane, "keys": ["Down"]}))
+            return False
+
+        wait_until(trust_selected, BOOT, interval=0.5, message="codex's trust choice")
+        ok(server.request("pane.send_keys", {"pane_id": pane, "keys": ["Enter"]}))
     wait_screen(server, pane, ready, BOOT)
     type_line(server, pane, "please create the file")
 

@@ -130,6 +130,8 @@ def test_closing_a_busy_pane_or_tab_asks_first(tui: Tui) -> None:
     _started(tui)
     tui.keys("C-b", "v")
     wait_until(lambda: _pane_count(tui) == 2, TIMEOUT, message="no split")
+    # both shells have drawn their prompt: the TUI has the new focused pane too
+    tui.wait_for(lambda s: s.count("$") >= 2, message="the new pane has no prompt")
     tui.literal("cat")
     tui.keys("Enter")
     _running(tui, "cat")
