@@ -145,6 +145,8 @@ def test_closing_a_busy_pane_or_tab_asks_first(tui: Tui) -> None:
     tui.wait_text("CLOSE PANE?")
     tui.keys("y")
     wait_until(lambda: _pane_count(tui) == 1, TIMEOUT, message="y did not close the pane")
+    # the TUI splits the pane it sees focused: wait until its own view has one pane
+    tui.wait_for(lambda s: s.count("$") == 1, message="the TUI still shows the closed pane")
     # an idle shell closes at once
     tui.keys("C-b", "v")
     wait_until(lambda: _pane_count(tui) == 2, TIMEOUT, message="no split")
