@@ -164,8 +164,8 @@ def launch(server: ServerHandle, command: str) -> str:
 # --------------------------------------------------------------------------- full lifecycle
 
 
-def _opencode_config(home: Path, fake: FakeModel) -> None:
-    config = home / ".config" / "opencode"
+def _opencode_config(config_home: Path, fake: FakeModel) -> None:
+    config = config_home / "opencode"
     config.mkdir(parents=True)
     provider = {
         "npm": "@ai-sdk/openai-compatible",
@@ -199,16 +199,14 @@ def test_opencode_hooks_drive_working_blocked_working_done(
     herdr_server: ServerHandle, agent_cli: Callable[[str], Path], model: FakeModel
 ) -> None:
     opencode = agent_cli("opencode")
-    home = Path(herdr_server.env["HOME"])
     first, second = threading.Event(), threading.Event()
     model.script.first = ToolCall("touch fake-approval.txt")
     model.script.after_tool = Text("Done: the file was created.")
     model.script.holds = [first, second]
-    _opencode_config(home, model)
+    # the test tree's XDG_CONFIG_HOME is not ~/.config: opencode reads it, and so must we
+    _opencode_config(Path(herdr_server.env["XDG_CONFIG_HOME"]), model)
     install(herdr_server, "opencode")
-    # our integration writes ~/.config/opencode (as herdr's does); opencode itself follows
-    # XDG_CONFIG_HOME, which the test server's tree points elsewhere
-    pane = launch(herdr_server, f"XDG_CONFIG_HOME=$HOME/.config exec {opencode}")
+    pane = launch(herdr_server, f"exec {opencode}")
     wait_screen(herdr_server, pane, "Ask anything", BOOT)
     type_line(herdr_server, pane, "please create the file")
 
