@@ -162,6 +162,10 @@ class StateDoc(msgspec.Struct, frozen=True, kw_only=True):
     agent_view: Annotated[
         Record | None, _doc("The agent.view.set projection of the sidebar's agent list")
     ] = None
+    follow: Annotated[
+        tuple[int, str | None, str | None] | None,
+        _doc("[seq, workspace id, tab id] of the last focus change made by a script; views follow"),
+    ] = None
 
 
 class _FromServer(msgspec.Struct, frozen=True, kw_only=True, tag_field="t"):

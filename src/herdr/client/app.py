@@ -70,6 +70,7 @@ from herdr.client.build_view import (
 from herdr.client.commands import ACTIONS, COMMANDS
 from herdr.client.compose import compose
 from herdr.client.connection import Connection
+from herdr.client.focus_follow import follow_step
 from herdr.client.input import InputParser, Mouse, encode_mouse_sgr
 from herdr.client.keynames import KeySpec
 from herdr.client.mirror import PaneMirror, apply_rows
@@ -167,6 +168,7 @@ class App:
         self.cols, self.rows = 80, 24
         self.sent_area: tuple[int, int] | None = None
         self.sent_view: tuple[str | None, str | None, bool] | None = None
+        self.follow_seq: int | None = None  # the last script focus change seen
         self.prev_status: dict[str, str] = {}
         # pane id → when (a count, not a clock) it last turned blocked or done
         self.attention_order: dict[str, int] = {}
@@ -365,6 +367,7 @@ class App:
         if self.doc is not None and self.doc.workspaces and not doc.workspaces:
             self.finish("empty")  # the last pane of the last workspace exited
         self.doc = doc
+        self._follow_outside_focus(doc)
         self._resolve_view()
         live = {p["pane_id"] for p in doc.panes}
         for pane_id in list(self.panes):
@@ -396,6 +399,17 @@ class App:
             self.write(b"\a")
         if notes and self.settings.osc9:
             self.write(f"\x1b]9;herdr: {', '.join(notes)}\x1b\\".encode())
+
+    def _follow_outside_focus(self, doc: StateDoc) -> None:
+        """A script's ``tab.focus`` / ``agent.focus`` moves this client's view too."""
+        self.follow_seq, adopt = follow_step(self.follow_seq, doc.follow)
+        if adopt is None:
+            return
+        ws_id, tab_id = adopt
+        if any(t["tab_id"] == tab_id and t["workspace_id"] == ws_id for t in doc.tabs):
+            self.ws_id, self.tab_id = ws_id, tab_id
+            self.selected_ws = ws_id
+            self.schedule_draw()
 
     def _resolve_view(self) -> None:
         doc = self.doc

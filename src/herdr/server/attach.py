@@ -60,6 +60,7 @@ from herdr.runtime.events import Filter
 from herdr.runtime.layout import Rect
 from herdr.server.client_ui import ClientUi
 from herdr.server.core import ServerCore, encode
+from herdr.server.short_ids import peer_pid_of
 from herdr.server.views import TabSeen, ViewedPanes
 
 if TYPE_CHECKING:
@@ -202,6 +203,7 @@ class AttachedClient:
     last_frame: float = 0.0  # monotonic time of the last frame sent
     idle: bool = False  # the stream loop waits for a change with nothing pending
     typing: tuple[str, int, Terminal] | None = None  # (pane id, bus seq, its terminal)
+    peer_pid: int | None = None  # the TUI process; its own focus requests come from it
 
     def view_tab(self, session: m.Session) -> tuple[m.Workspace, m.Tab] | None:
         """The tab this client shows (its own choice, else the session's focus)."""
@@ -265,6 +267,9 @@ class AttachRegistry:
         self._next_id = 1
         self._last_state_build = 0.0
         self.ui = ClientUi()
+        # (seq, workspace id, tab id) of the last focus change a script made (not an
+        # attached client's own view switch): clients' views follow it
+        self.follow: tuple[int, str | None, str | None] | None = None
         core.bus.subscribe([_ViewsMoved(self)])
 
     # -- seen/attention --------------------------------------------------------------
@@ -349,6 +354,7 @@ class AttachRegistry:
             focused=session.focused_ids(),
             area=(session.area.width, session.area.height),
             agent_view=self.ui.agent_view,
+            follow=self.follow,
         )
 
     def _pane_record(self, loc: m.PaneLoc) -> dict[str, Any]:
@@ -408,10 +414,23 @@ class AttachRegistry:
         client.rows = attach.rows or 0
         client.workspace_id = attach.workspace_id or None
         client.tab_id = attach.tab_id or None
+        sock = conn.transport.get_extra_info("socket") if conn.transport else None
+        client.peer_pid = peer_pid_of(sock)
         self.clients[client.client_id] = client
         self.refresh_views()
         self.touch(client)
         return client
+
+    def focus_requested(self, peer_pid: int | None) -> None:
+        """A focus method succeeded. Unless an attached TUI sent it (its own view switch:
+        other clients keep their views), attached views move to the new focus, as tmux
+        clients follow ``select-window`` run from a script."""
+        if peer_pid is not None and any(c.peer_pid == peer_pid for c in self.clients.values()):
+            return
+        ws_id, tab_id, _pane = self.core.panes.session.focused_ids()
+        seq = self.follow[0] + 1 if self.follow is not None else 1
+        self.follow = (seq, ws_id, tab_id)
+        self.state_changed()
 
     def drop(self, client: AttachedClient) -> None:
         self.clients.pop(client.client_id, None)

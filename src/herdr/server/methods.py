@@ -36,7 +36,7 @@ def build_table() -> dict[str, Method]:
         "workspace.list": Method(ws.workspace_list),
         "workspace.create": Method(ws.workspace_create),
         "workspace.get": Method(ws.workspace_get),
-        "workspace.focus": Method(ws.workspace_focus),
+        "workspace.focus": Method(methods_client.views_follow(ws.workspace_focus)),
         "workspace.rename": Method(ws.workspace_rename),
         "workspace.close": Method(ws.workspace_close),
         "workspace.move": Method(ws.workspace_move),
@@ -47,7 +47,9 @@ def build_table() -> dict[str, Method]:
         "tab.list": Method(ws.tab_list),
         "tab.create": Method(ws.tab_create),
         "tab.get": Method(ws.tab_get),
-        "tab.focus": Method(methods_agents.tab_focus_marks_seen(ws.tab_focus)),
+        "tab.focus": Method(
+            methods_client.views_follow(methods_agents.tab_focus_marks_seen(ws.tab_focus))
+        ),
         "tab.rename": Method(ws.tab_rename),
         "tab.close": Method(ws.tab_close),
         "tab.move": Method(ws.tab_move),
@@ -57,7 +59,9 @@ def build_table() -> dict[str, Method]:
         "pane.split": Method(methods_client.split_routes_right_click(panes.pane_split)),
         "pane.close": Method(panes.pane_close),
         "pane.rename": Method(panes.pane_rename),
-        "pane.focus": Method(methods_agents.pane_focus_marks_seen(panes.pane_focus)),
+        "pane.focus": Method(
+            methods_client.views_follow(methods_agents.pane_focus_marks_seen(panes.pane_focus))
+        ),
         "pane.layout": Method(panes.pane_layout),
         "pane.zoom": Method(panes.pane_zoom),
         "pane.swap": Method(panes.pane_swap),
@@ -79,6 +83,7 @@ def build_table() -> dict[str, Method]:
         "pane.read": Method(methods_io.pane_read),
         "pane.wait_for_output": Method(methods_io.pane_wait_for_output),
         **{name: Method(handler) for name, handler in methods_agents.AGENT_METHODS.items()},
+        "agent.focus": Method(methods_client.views_follow(methods_agents.agent_focus)),
         **{name: Method(handler) for name, handler in methods_copy.COPY_METHODS.items()},
         "pane.report_agent": Method(reports.pane_report_agent),
         "pane.report_agent_session": Method(reports.pane_report_agent_session),

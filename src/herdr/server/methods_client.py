@@ -10,8 +10,9 @@ document every client gets. State lives in :class:`herdr.server.client_ui.Client
 
 from __future__ import annotations
 
+import inspect
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from herdr.api import protocol
@@ -26,6 +27,8 @@ from herdr.runtime.client_text import (
 from herdr.server.attach import AttachedClient, AttachRegistry
 from herdr.server.client_ui import TOAST_S
 from herdr.server.core import ApiError, Result
+from herdr.server.dispatch import Handler
+from herdr.server.short_ids import peer_pid_of
 from herdr.server.wiring import Call
 from herdr.vocab import ErrorCode
 
@@ -201,6 +204,32 @@ def pane_input_set(call: Call) -> Result:
         registry.ui.bump()
         registry.state_changed()
     return {"type": "ok"}
+
+
+def views_follow(handler: Handler) -> Handler:
+    """A focus method run by a script (``herdr tab focus``, ``agent focus``) moves the
+    attached TUIs' views too; an attached TUI's own switch moves only itself."""
+
+    def follow(call: Call) -> None:
+        transport = call.conn.transport
+        sock = transport.get_extra_info("socket") if transport is not None else None
+        call.server.attach.focus_requested(peer_pid_of(sock))
+
+    def run(call: Call) -> Result | Awaitable[Result | None] | None:
+        result = handler(call)
+        if not inspect.isawaitable(result):
+            follow(call)
+            return result
+        pending = result
+
+        async def finish() -> Result | None:
+            value = await pending
+            follow(call)
+            return value
+
+        return finish()
+
+    return run
 
 
 def split_routes_right_click(split: Callable[[Call], Result]) -> Callable[[Call], Result]:
