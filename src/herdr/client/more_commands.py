@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from herdr.api.attach_messages import Record
-
 from herdr.client import navigator as nav
 from herdr.client import palette_commands as palette
 from herdr.client import sessions_probe, settings_view
