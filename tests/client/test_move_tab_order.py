@@ -26,5 +26,5 @@ CASES = [
     ("tabs", "tab_id", "target", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
 )
 def test_moved_tab_order(tabs: str, tab_id: str, target: int, expected: str) -> None:
-    order = moved_tab_order(_tabs(tabs), tab_id, target)  # type: ignore[arg-type]
+    order = moved_tab_order(_tabs(tabs), tab_id, target)
     assert " ".join(t["tab_id"] for t in order) == expected

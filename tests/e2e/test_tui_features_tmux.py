@@ -384,8 +384,15 @@ def test_two_quick_tab_moves_both_count(tui: Tui) -> None:
     _started(tui)
     for n in (2, 3):
         tui.keys("C-b", "c")
-        wait_until(lambda n=n: len(tui.snapshot()["tabs"]) == n, TIMEOUT, message="no new tab")
-        tui.wait_for(lambda s, n=n: f"{n} " in s and "$" in s, message="no new tab shown")
+
+        def counted(n: int = n) -> bool:
+            return len(tui.snapshot()["tabs"]) == n
+
+        def shown(screen: str, n: int = n) -> bool:
+            return f"{n} " in screen and "$" in screen
+
+        wait_until(counted, TIMEOUT, message="no new tab")
+        tui.wait_for(shown, message="no new tab shown")
     last = tui.snapshot()["tabs"][2]["tab_id"]
     tui.keys("C-b", "<", "C-b", "<")  # one write: both keys before any state comes back
     wait_until(
