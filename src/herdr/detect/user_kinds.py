@@ -9,6 +9,7 @@ process names, argv patterns, aliases, start/resume commands) and a sibling
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import os
 import re
 import tomllib
@@ -56,6 +57,7 @@ class UserKind:
     spec: UserKindSpec
     manifest: Manifest
     manifest_path: str
+    digest: str = ""  # sha256 of both files: a reload tells an edited kind by it
 
 
 class UserKindError(Exception):
@@ -169,14 +171,17 @@ def _read(path: str) -> str:
 def load_one(kind_path: str, builtin_names: frozenset[str]) -> UserKind:
     """Read a kind file and its ``<label>.manifest.toml``; raises `UserKindError`."""
     try:
-        spec = parse_user_kind(_read(kind_path), kind_path, builtin_names)
+        kind_text = _read(kind_path)
+        spec = parse_user_kind(kind_text, kind_path, builtin_names)
         manifest_path = kind_path.removesuffix(".toml") + ".manifest.toml"
         if not os.path.isfile(manifest_path):
             raise UserKindError(kind_path, 1, f"missing manifest {manifest_path}")
-        manifest = parse_user_manifest(_read(manifest_path), manifest_path, spec.label)
+        manifest_text = _read(manifest_path)
+        manifest = parse_user_manifest(manifest_text, manifest_path, spec.label)
     except OSError as exc:
         raise UserKindError(kind_path, 1, f"cannot read: {exc.strerror or exc}") from exc
-    return UserKind(spec, manifest, manifest_path)
+    digest = hashlib.sha256(f"{kind_text}\x00{manifest_text}".encode("utf-8", "replace"))
+    return UserKind(spec, manifest, manifest_path, digest.hexdigest())
 
 
 def load_user_kinds(
