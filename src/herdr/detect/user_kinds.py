@@ -36,7 +36,7 @@ class UserKindSpec:
     argv_patterns: tuple[str, ...]
     aliases: tuple[str, ...]
     command: tuple[str, ...]
-    resume: str | None
+    resume: tuple[str, ...] | None  # argv template; exactly one item holds {session}
     path: str
 
     @property
@@ -109,6 +109,27 @@ def _string(data: dict[str, object], key: str, text: str, path: str) -> str | No
     return value.strip()
 
 
+def _resume(data: dict[str, object], text: str, path: str) -> tuple[str, ...] | None:
+    """The resume argv template: a list (never a shell string), ``{session}`` once, in
+    one item that is not the program."""
+    if "resume" not in data:
+        return None
+    line = key_line(text, "resume")
+    if isinstance(data["resume"], str):
+        raise UserKindError(
+            path, line, 'resume must be an argv list such as ["zork", "--resume", "{session}"]'
+        )
+    items = _names(data, "resume", text, path)
+    if not items:
+        raise UserKindError(path, line, "resume must not be empty")
+    holders = [i for i, item in enumerate(items) if "{session}" in item]
+    if len(holders) != 1 or items[holders[0]].count("{session}") != 1:
+        raise UserKindError(path, line, "resume must contain {session} exactly once")
+    if holders[0] == 0:
+        raise UserKindError(path, line, "resume's program (its first item) cannot be {session}")
+    return items
+
+
 def parse_user_kind(text: str, path: str, builtin_names: frozenset[str]) -> UserKindSpec:
     """Validate one kind file; the label must equal the file's stem and be new."""
     try:
@@ -138,9 +159,7 @@ def parse_user_kind(text: str, path: str, builtin_names: frozenset[str]) -> User
                 )
     name = _string(data, "name", text, path) or label
     command = _names(data, "command", text, path) or ((process_names or (label,))[0],)
-    resume = _string(data, "resume", text, path)
-    if resume is not None and "{session}" not in resume:
-        raise UserKindError(path, key_line(text, "resume"), "resume must contain {session}")
+    resume = _resume(data, text, path)
     return UserKindSpec(label, name, process_names, argv_patterns, aliases, command, resume, path)
 
 

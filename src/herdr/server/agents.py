@@ -426,6 +426,14 @@ class AgentRuntime:
         pa = self.panes.get(terminal_id)
         return pa.st if pa is not None else None
 
+    def resume_recipes(self) -> dict[str, resume.ResumeRecipe]:
+        """The user kinds that declare a ``resume`` template, as resume recipes."""
+        return {
+            label: resume.user_recipe(label, kind.spec.name, kind.spec.resume)
+            for label, kind in self.manifests.user_kinds.kinds.items()
+            if kind.spec.resume is not None
+        }
+
     def status_of(self, pane: m.Pane) -> agent_state.Status:
         pa = self.panes.get(pane.terminal_id)
         return agent_state.pane_status(pa.st) if pa is not None else AgentStatus.UNKNOWN.value
@@ -461,7 +469,7 @@ class AgentRuntime:
                 "kind": session.ref.kind,
                 "value": session.ref.value,
             }
-            argv = resume.resume_argv(session)
+            argv = resume.resume_argv(session, self.resume_recipes())
             if argv is not None:
                 extra["agent_session"]["resume_argv"] = argv
         return agent_state.pane_status(pa.st), extra
