@@ -122,6 +122,18 @@ def test_edits_apply_without_a_reload_and_a_bad_edit_keeps_the_kind(zork: Server
     assert pane_record(zork, pane)["agent"] == "zork"
     assert pane_record(zork, pane)["agent_status"] == "blocked"
 
+    # a new kind that never was valid: no kind, one file:line diagnostic in the status
+    (agents / "crush.toml").write_text('label = "crush"\nprocess_names = "crush"\n', "utf-8")
+
+    def crush_error() -> list[str]:
+        result = ok(zork.request("server.agent_manifests", {}))
+        assert_valid_result(result)
+        return [e for e in result.get("user_kind_errors", []) if "crush.toml:2:" in e]
+
+    wait_until(crush_error, timeout=20, interval=0.1, message="the bad new kind was not reported")
+    result = ok(zork.request("server.agent_manifests", {}))
+    assert "crush" not in [m["agent"] for m in result["manifests"]]
+
     # a local override of a built-in agent is picked up the same way
     overrides = Path(zork.env["XDG_CONFIG_HOME"]) / "herdr" / "agent-detection"
     overrides.mkdir()

@@ -383,6 +383,7 @@ _RESULTS: Final[dict[str, Json]] = {
         manifests=array(ref("AgentManifestInfo")),
         last_check_unix=opt(nullable(U64)),
         last_result=OPT_STRING,
+        user_kind_errors=opt(array(STRING)),  # ours: path:line diagnostics of user kinds
     ),
     "plugin_linked": obj(plugin=ref("InstalledPluginInfo")),
     "plugin_list": obj(plugins=array(ref("InstalledPluginInfo"))),

@@ -546,7 +546,7 @@ class AgentRuntime:
         """Re-read every layer off the loop; restart only the changed agents' panes
         (returns the changes and the restarted terminal ids)."""
         async with self._reloading:
-            before = self.manifests.all()
+            before = await asyncio.to_thread(self.manifests.all)  # built off the loop
             after = await asyncio.to_thread(self.manifests.reload)
         changes = changed_agents(before, after)
         if not changes:

@@ -446,8 +446,16 @@ def manifest_infos(rt: AgentRuntime) -> tuple[list[dict[str, Any]], dict[str, An
 
 
 def server_agent_manifests(call: Call) -> Result:
-    infos, overall = manifest_infos(_rt(call))
-    return {"type": "agent_manifest_status", **overall, "manifests": infos}
+    rt = _rt(call)
+    infos, overall = manifest_infos(rt)
+    return {
+        "type": "agent_manifest_status",
+        **overall,
+        "manifests": infos,
+        # ours: every user-kind file's diagnostic (``path:line: message``), also for a
+        # file that never loaded (a kind that did keeps its rules and a ``warning``)
+        "user_kind_errors": list(rt.manifests.user_kinds.errors),
+    }
 
 
 async def server_reload_agent_manifests(call: Call) -> Result:
