@@ -48,6 +48,7 @@ def test_claude_update_leaves_the_codex_pane_alone(herdr_env: HerdrEnv) -> None:
     ok(server.request("pane.send_input", {"pane_id": codex, "text": "ask", "keys": ["Enter"]}))
     wait_status(server, codex, "blocked")
     before = _agent(server, codex)
+    evidence_before = ok(server.request("agent.explain", {"target": codex}))["explain"]
 
     # nothing changed on disk: a reload changes and restarts nothing
     idle = _reload(server)
@@ -67,6 +68,8 @@ def test_claude_update_leaves_the_codex_pane_alone(herdr_env: HerdrEnv) -> None:
     assert after["state_change_seq"] == before["state_change_seq"]
     explain = ok(server.request("agent.explain", {"target": codex}))["explain"]
     assert explain["manifest_source"] == "bundled"
+    assert explain["matched_rule"] == evidence_before["matched_rule"]
+    assert explain["state"] == evidence_before["state"] == "blocked"
 
     # editing the override again (no version bump) still counts as a change
     (override / "claude.toml").write_text(CLAUDE_PROMPT_BLOCKED + "\n# edited\n", "utf-8")
