@@ -42,6 +42,7 @@ state = "idle"
 contains = ["zork>"]
 """
 TITLE = "Agent detection rules updated"
+NO_TOASTS = '[ui.toast]\ndelivery = "off"\n'
 
 
 @pytest.fixture
@@ -160,3 +161,30 @@ def test_rules_updated_toast_after_an_edit_and_after_a_remote_update(tui: Tui) -
     screen = tui.wait_for(lambda s: TITLE in s, message="no toast after the remote update")
     assert "claude 2099.1" in screen
     assert "zork" not in screen.split(TITLE, 1)[1].split("\n", 2)[1]  # only what changed
+
+
+def test_no_toast_when_toast_delivery_is_not_herdr(tui: Tui) -> None:
+    """The toast is drawn only with ``ui.toast.delivery = "herdr"`` (§7.6). The reload
+    sends it before the pane is re-evaluated (a re-identified agent has a startup
+    grace), so every screen until the new state shows would carry it."""
+    (tui.root / "c" / "herdr" / "config.toml").write_text(NO_TOASTS)
+    tui.open()
+    tui.wait_for(_prompt_ready, message="no prompt")
+    tui.literal("zork")
+    tui.keys("Enter")
+    tui.wait_for(_sidebar_state("zork", "idle"), message="the user kind is not in the sidebar")
+    manifest = tui.root / "c" / "herdr" / "agents" / "zork.manifest.toml"
+    manifest.write_text(
+        MANIFEST.replace('"2026.12.1"', '"2026.12.2"').replace(
+            'contains = ["Allow this action?"]', 'contains = ["zork>"]'
+        ),
+        "utf-8",
+    )
+    seen: list[str] = []
+
+    def blocked(screen: str) -> bool:
+        seen.append(screen)
+        return _sidebar_state("zork", "blocked")(screen)
+
+    tui.wait_for(blocked, message="the edit did not apply live")
+    assert not any(TITLE in screen for screen in seen)
