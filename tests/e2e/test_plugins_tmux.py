@@ -136,7 +136,7 @@ def _settled(tui: Tui) -> str:
     last = [""]
 
     def same() -> bool:
-        screen = tui.screen()
+        screen: str = tui.screen()
         stable = screen == last[0]
         last[0] = screen
         return stable
