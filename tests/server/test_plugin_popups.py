@@ -169,6 +169,33 @@ def test_a_second_popup_is_ui_busy_and_changes_nothing(
     assert _ok(server, "ping", {})["type"] == "pong"
 
 
+def test_keys_for_a_closed_popup_never_reach_the_pane_under_it(
+    server: ServerHandle, stream: Stream
+) -> None:
+    assert "result" in _open(server)
+    popup = _opened(stream)
+    _ok(server, "popup.close", {})
+    stream.pump(lambda: bool(stream.of(am.PopupClosed)))
+    stream.send({"t": "in", "pane_id": popup.popup_id, "data": "echo leaked-key\r"})
+    stream.send({"t": "in", "pane_id": "w1:p1", "data": "echo after-$((6*7))\r"})
+    wait_until(lambda: "after-42" in _read(server, "w1:p1"), 15.0)
+    assert "leaked-key" not in _read(server, "w1:p1")
+
+
+def test_every_attached_client_sees_the_popup(server: ServerHandle, stream: Stream) -> None:
+    other = Stream(server.socket_path)
+    try:
+        assert "result" in _open(server)
+        popup = _opened(stream)
+        assert _opened(other).popup_id == popup.popup_id
+        other.send({"t": "in", "pane_id": popup.popup_id, "data": "from-other\r"})
+        stream.pump(lambda: "got:from-other" in stream.text(popup.popup_id))
+        _ok(server, "popup.close", {})
+        other.pump(lambda: bool(other.of(am.PopupClosed)))
+    finally:
+        other.close()
+
+
 def test_the_popup_closes_when_its_process_exits(server: ServerHandle, stream: Stream) -> None:
     assert "result" in _open(server)
     popup = _opened(stream)

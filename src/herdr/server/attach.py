@@ -63,6 +63,7 @@ from herdr.runtime.events import Filter
 from herdr.runtime.layout import Rect
 from herdr.server.client_ui import ClientUi
 from herdr.server.core import ServerCore, encode
+from herdr.server.popups import is_popup_id
 from herdr.server.views import TabSeen, ViewedPanes
 
 if TYPE_CHECKING:
@@ -734,6 +735,8 @@ class AttachRegistry:
         popup = host.popups.terminal(pane_id)
         if popup is not None:
             return popup
+        if pane_id is not None and is_popup_id(pane_id):
+            return None  # keys for a popup that just ended: never into the pane under it
         loc: m.PaneLoc | None = None
         if pane_id is not None:
             with contextlib.suppress(m.ModelError):

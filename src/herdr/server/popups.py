@@ -26,6 +26,11 @@ from herdr.terminal.pty import AsyncPty, ExitStatus, PtyClosed, PtyWriteOverflow
 log = logging.getLogger("herdr.server.popups")
 
 CLOSE_GRACE_S = 1.0
+POPUP_ID_PREFIX = "popup_"  # never a pane id (those are w…:p…) nor a terminal id
+
+
+def is_popup_id(name: str) -> bool:
+    return name.startswith(POPUP_ID_PREFIX)
 
 
 class PopupBusy(Exception):
@@ -97,7 +102,7 @@ class PopupHost:
         if box is None:
             raise PopupTooSmall("the pane area is too small for a popup")
         emulator = Emulator(box.cols, box.rows, scrollback_bytes=self.scrollback_bytes)
-        popup_id = f"popup_{secrets.token_hex(6)}"
+        popup_id = f"{POPUP_ID_PREFIX}{secrets.token_hex(6)}"
         term = Terminal(popup_id, emulator, size=(box.cols, box.rows))
         try:
             term.pty = AsyncPty.spawn(
