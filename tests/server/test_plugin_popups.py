@@ -7,6 +7,7 @@ zoom back when it closes."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
 import time
@@ -180,6 +181,29 @@ def test_keys_for_a_closed_popup_never_reach_the_pane_under_it(
     stream.send({"t": "in", "pane_id": "w1:p1", "data": "echo after-$((6*7))\r"})
     wait_until(lambda: "after-42" in _read(server, "w1:p1"), 15.0)
     assert "leaked-key" not in _read(server, "w1:p1")
+
+
+def test_a_popup_that_ignores_hangups_is_killed_and_never_blocks(
+    server: ServerHandle, stream: Stream
+) -> None:
+    assert "result" in _open(server, "stubborn")
+    _opened(stream)
+    pid_file = Path(server.env["XDG_STATE_HOME"]) / "herdr/plugins/test.popper/stubborn.pid"
+    wait_until(pid_file.exists, 15.0)
+    pid = int(pid_file.read_text())
+    assert _ok(server, "popup.close", {}) == {"type": "ok"}
+    assert _ok(server, "ping", {})["type"] == "pong"  # answered while it is being killed
+    assert "result" in _open(server)  # the slot is free at once
+    wait_until(lambda: not _alive(pid), 15.0)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as stat:  # a zombie is gone too (reaped by its parent)
+        return stat.read().split(") ", 1)[1][0] != "Z"
 
 
 def test_every_attached_client_sees_the_popup(server: ServerHandle, stream: Stream) -> None:
