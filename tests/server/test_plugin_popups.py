@@ -285,6 +285,15 @@ def test_bad_popup_params_are_invalid_and_change_nothing(
     assert _layout(server) == before
 
 
+@pytest.mark.parametrize("entry", ["box", "cover"], ids=["popup", "overlay"])
+def test_without_a_workspace_there_is_nothing_to_open_over(herdr_env: HerdrEnv, entry: str) -> None:
+    server = ServerHandle(herdr_env, herdr_env.start_server())
+    _ok(server, "plugin.link", {"path": str(POPPER)})
+    assert _open(server, entry)["error"]["code"] == "plugin_pane_open_failed"
+    assert _error(server, "popup.close", {}) == "popup_not_open"
+    assert _ok(server, "pane.list", {})["panes"] == []
+
+
 def test_a_plugin_action_opens_the_popup(server: ServerHandle, stream: Stream) -> None:
     invoked = _ok(server, "plugin.action.invoke", {"action_id": "test.popper.pop"})
     assert invoked["type"] == "plugin_action_invoked"

@@ -243,6 +243,10 @@ async def plugin_pane_open(call: Call) -> Result:
     wrong = placement_params_error(str(placement), p)
     if wrong is not None:
         raise ApiError(ErrorCode.INVALID_PARAMS, wrong)
+    if placement in ("overlay", "popup") and panes.session.focused_pane() is None:
+        raise ApiError(
+            PANE_OPEN_FAILED, f"no active workspace: a plugin {placement} opens over its pane"
+        )
     if placement == "popup":
         return await _open_popup(call, info, entry)
     # Spec §9: plugin commands run in the plugin's dir; where the user works is in
