@@ -302,6 +302,18 @@ def test_a_plugin_action_opens_the_popup(server: ServerHandle, stream: Stream) -
     stream.pump(lambda: "ready" in stream.text(popup.popup_id))
 
 
+def test_the_cli_opens_a_popup_and_a_second_one_is_ui_busy(
+    server: ServerHandle, stream: Stream
+) -> None:
+    argv = ["plugin", "pane", "open", "--plugin", "test.popper", "--entrypoint", "box"]
+    first = server.cli(*argv, "--placement", "popup", "--width", "40", "--height", "50%")
+    assert first.returncode == 0 and json.loads(first.stdout)["result"] == {"type": "ok"}
+    assert _opened(stream).rect == (30, 7, 40, 15)
+    second = server.cli(*argv, "--placement", "popup")
+    assert second.returncode == 1
+    assert json.loads(second.stderr)["error"]["code"] == "ui_busy"
+
+
 def test_the_popup_follows_the_client_area(server: ServerHandle, stream: Stream) -> None:
     assert "result" in _open(server)
     popup = _opened(stream)
