@@ -294,6 +294,18 @@ def test_without_a_workspace_there_is_nothing_to_open_over(herdr_env: HerdrEnv, 
     assert _ok(server, "pane.list", {})["panes"] == []
 
 
+@pytest.mark.parametrize("entry", ["ghost-popup", "ghost"], ids=["popup", "overlay"])
+def test_a_program_that_cannot_start_opens_nothing_and_changes_nothing(
+    server: ServerHandle, entry: str
+) -> None:
+    _ok(server, "pane.split", {"target_pane_id": "w1:p1", "direction": "right", "focus": False})
+    _ok(server, "pane.zoom", {"pane_id": "w1:p1", "mode": "on"})
+    before = _layout(server)
+    assert _open(server, entry)["error"]["code"] == "plugin_pane_open_failed"
+    assert _layout(server) == before
+    assert _error(server, "popup.close", {}) == "popup_not_open"
+
+
 def test_a_plugin_action_opens_the_popup(server: ServerHandle, stream: Stream) -> None:
     invoked = _ok(server, "plugin.action.invoke", {"action_id": "test.popper.pop"})
     assert invoked["type"] == "plugin_action_invoked"

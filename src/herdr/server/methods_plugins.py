@@ -292,6 +292,9 @@ async def plugin_pane_open(call: Call) -> Result:
             panes.start(loc)
         except OSError as exc:
             session.close_pane(loc.pane_id)
+            if under is not None:  # the split unzoomed the tab: as it was
+                session.focus_pane(under.pane_id)
+                under.tab.zoomed = under_zoomed
             raise ApiError(PANE_OPEN_FAILED, f"cannot start {command[0]!r}: {exc}") from None
         if placement in ("zoomed", "overlay"):
             session.zoom(loc.pane_id, "on")
