@@ -194,3 +194,27 @@ def test_an_overlay_covers_the_pane_area_takes_keys_and_gives_it_back(tui: Tui) 
     tui.keys("Escape")  # the overlay's program quits: the pane closes
     tui.wait_for(lambda s: s == before, message="the layout was not given back")
     assert tui.snapshot()["focused_pane_id"] == "w1:p1"
+
+
+def _box_corner(screen: str) -> tuple[int, int] | None:
+    """(column, row) of the popup's top-left corner on screen, if one is drawn."""
+    for row, line in enumerate(screen.split("\n")):
+        col = line.find("╭ Pick a pane")
+        if col >= 0:
+            return col, row
+    return None
+
+
+def test_the_popup_recentres_when_the_terminal_resizes_and_leaves_nothing_behind(
+    tui: Tui,
+) -> None:
+    _picker_over_two_panes(tui)
+    tui.request("plugin.action.invoke", {"action_id": "example.pane-picker.open"})
+    first = _box_corner(tui.wait_text("Pick a pane"))
+    assert first is not None
+    tui.tmux("resize-window", "-t", "main", "-x", "120", "-y", "36")
+    tui.wait_for(lambda s: _box_corner(s) not in (None, first), message="the box did not move")
+    tui.wait_text("filter:")  # the picker redrew at its new size
+    tui.keys("Escape")
+    screen = tui.wait_for(lambda s: "Pick a pane" not in s, message="the popup stayed")
+    assert "╭" not in _settled(tui) and "filter:" not in screen
