@@ -197,6 +197,16 @@ def test_a_popup_that_ignores_hangups_is_killed_and_never_blocks(
     wait_until(lambda: not _alive(pid), 15.0)
 
 
+def test_stopping_the_server_ends_the_popup_program(server: ServerHandle, stream: Stream) -> None:
+    assert "result" in _open(server, "stubborn")
+    _opened(stream)
+    pid_file = Path(server.env["XDG_STATE_HOME"]) / "herdr/plugins/test.popper/stubborn.pid"
+    wait_until(pid_file.exists, 15.0)
+    pid = int(pid_file.read_text())
+    assert server.server.stop() == 0
+    wait_until(lambda: not _alive(pid), 15.0)
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
