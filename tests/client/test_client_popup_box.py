@@ -7,7 +7,7 @@ import pytest
 
 from herdr.client.ansi import strip_ansi
 from herdr.client.mirror import PaneMirror
-from herdr.client.popup_box import PopupShown, inner_size, key_route, overlay
+from herdr.client.popup_box import PopupShown, inner_size, key_route, overlay, paste_part
 from herdr.client.view import Frame
 from herdr.runtime.layout import Rect
 
@@ -85,3 +85,25 @@ def test_inner_size_is_inside_the_border() -> None:
 )
 def test_key_routes(data: bytes, route: str) -> None:
     assert key_route(data) == route
+
+
+@pytest.mark.parametrize(
+    ("reads", "expected"),
+    [
+        ([b"abc"], [(None, False)]),
+        ([b"\x1b[200~hi there\x1b[201~"], [(b"hi there", False)]),
+        (
+            [b"\x1b[200~first ", b"middle ", b"last\x1b[201~", b"x"],
+            [(b"first ", True), (b"middle ", True), (b"last", False), (None, False)],
+        ),
+        ([b"\x1b[200~\x1b[201~"], [(b"", False)]),
+    ],
+    ids=["not-a-paste", "one-read", "several-reads", "empty"],
+)
+def test_paste_parts(reads: list[bytes], expected: list[tuple[bytes | None, bool]]) -> None:
+    pasting = False
+    got = []
+    for data in reads:
+        body, pasting = paste_part(data, pasting)
+        got.append((body, pasting))
+    assert got == expected

@@ -218,3 +218,15 @@ def test_the_popup_recentres_when_the_terminal_resizes_and_leaves_nothing_behind
     tui.keys("Escape")
     screen = tui.wait_for(lambda s: "Pick a pane" not in s, message="the popup stayed")
     assert "╭" not in _settled(tui) and "filter:" not in screen
+
+
+def test_a_paste_reaches_the_popup_without_the_host_brackets(tui: Tui) -> None:
+    _picker_over_two_panes(tui)
+    tui.request("plugin.action.invoke", {"action_id": "example.pane-picker.open"})
+    tui.wait_text("w1:p2")
+    tui.tmux("set-buffer", "p2")
+    tui.tmux("paste-buffer", "-p", "-t", "main")  # bracketed, as a terminal pastes
+    screen = tui.wait_text("filter: p2")
+    assert "200~" not in screen and "201~" not in screen
+    tui.keys("Escape")
+    tui.wait_for(lambda s: "Pick a pane" not in s, message="the popup stayed")

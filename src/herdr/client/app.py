@@ -30,6 +30,7 @@ from herdr.api.attach_messages import (
     AttachParams,
     Bye,
     Input,
+    Paste,
     PopupClosed,
     PopupOpened,
     Resize,
@@ -77,7 +78,7 @@ from herdr.client.keynames import KeySpec
 from herdr.client.mirror import PaneMirror, apply_rows
 from herdr.client.modes import KeyMachine
 from herdr.client.palette import Item
-from herdr.client.popup_box import PopupShown, key_route
+from herdr.client.popup_box import PopupShown, key_route, paste_part
 from herdr.client.popup_box import overlay as popup_overlay
 from herdr.client.prompt import Prompt, PromptKind, open_prompt
 from herdr.client.render import HostModes, keyboard_mirror, render
@@ -189,6 +190,7 @@ class App:
         self._toast_timer: asyncio.TimerHandle | None = None
         self.window_title: str | None = None  # the title we set on the host terminal
         self.popup: PopupShown | None = None  # the session's plugin popup, over the layout
+        self._popup_pasting = False  # a host paste into the popup spans several reads
         self._on_message: dict[type[Any], Handler] = {
             Rows: self.apply_rows,
             State: lambda msg: self.apply_state(msg.state),
@@ -367,6 +369,11 @@ class App:
         popup = self.popup
         if popup is None:
             return False
+        pasted, self._popup_pasting = paste_part(data, self._popup_pasting)
+        if pasted is not None:
+            if pasted:
+                self.conn.send(Paste(pane_id=popup.popup_id, data=pasted.decode("latin-1")))
+            return True
         route = key_route(data)
         if route == "host":
             return False

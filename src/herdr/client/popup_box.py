@@ -83,3 +83,18 @@ def key_route(data: bytes) -> str:
     if data.startswith((b"\x1b[<", b"\x1b[M")):
         return "drop"
     return "popup"
+
+
+PASTE_START = b"\x1b[200~"
+PASTE_END = b"\x1b[201~"
+
+
+def paste_part(data: bytes, pasting: bool) -> tuple[bytes | None, bool]:
+    """A host read while a popup is open, as paste: (the pasted bytes without the host's
+    brackets, still pasting after it) — ``None`` when ``data`` is no part of a paste.
+    The server re-brackets a paste only for a program that asked (mode 2004)."""
+    if not pasting and not data.startswith(PASTE_START):
+        return None, False
+    ended = PASTE_END in data
+    body = data.replace(PASTE_START, b"").replace(PASTE_END, b"")
+    return body, not ended
