@@ -30,6 +30,9 @@ from herdr.api.attach_messages import (
     AttachParams,
     Bye,
     Input,
+    Paste,
+    PopupClosed,
+    PopupOpened,
     Resize,
     Rows,
     Scroll,
@@ -76,6 +79,8 @@ from herdr.client.keynames import KeySpec
 from herdr.client.mirror import PaneMirror, apply_rows
 from herdr.client.modes import KeyMachine
 from herdr.client.palette import Item
+from herdr.client.popup_box import PopupShown, key_route, paste_part
+from herdr.client.popup_box import overlay as popup_overlay
 from herdr.client.prompt import Prompt, PromptKind, open_prompt
 from herdr.client.render import HostModes, keyboard_mirror, render
 from herdr.client.settings import UiSettings, load_ui_settings
@@ -186,12 +191,16 @@ class App:
         self.toast: Toast | None = None  # the toast on screen (notification.show)
         self._toast_timer: asyncio.TimerHandle | None = None
         self.window_title: str | None = None  # the title we set on the host terminal
+        self.popup: PopupShown | None = None  # the session's plugin popup, over the layout
+        self._popup_pasting = False  # a host paste into the popup spans several reads
         self._on_message: dict[type[Any], Handler] = {
             Rows: self.apply_rows,
             State: lambda msg: self.apply_state(msg.state),
             Bye: lambda _msg: self.finish("server_stopped"),
             ToastLine: self.show_toast,
             WindowTitle: self.set_window_title,
+            PopupOpened: self.popup_opened,
+            PopupClosed: self.popup_closed,
         }
         self._copy_effects: dict[type[Any], Callable[[cm.CopyState, Any], None]] = {
             cm.Scroll: lambda before, e: self.conn.send(
@@ -346,6 +355,36 @@ class App:
             self.window_title = None
             self.write(TITLE_RESTORE)
 
+    def popup_opened(self, msg: PopupOpened) -> None:
+        """A plugin popup is open (or its box moved): draw it, route keys to it."""
+        self.popup = PopupShown(msg.popup_id, msg.title, msg.rect)
+
+    def popup_closed(self, msg: PopupClosed) -> None:
+        """The popup ended: the next frame is the layout under it, diffed cell by cell."""
+        if self.popup is not None and self.popup.popup_id == msg.popup_id:
+            self.popup = None
+        self.panes.pop(msg.popup_id, None)
+
+    def _popup_input(self, data: bytes) -> bool:
+        """Keys while a popup is open go to it (spec §9: session-modal); a lone Esc
+        asks the server to close it. False: handle ``data`` as without a popup."""
+        popup = self.popup
+        if popup is None:
+            return False
+        pasted, self._popup_pasting = paste_part(data, self._popup_pasting)
+        if pasted is not None:
+            if pasted:
+                self.conn.send(Paste(pane_id=popup.popup_id, data=pasted.decode("latin-1")))
+            return True
+        route = key_route(data)
+        if route == "host":
+            return False
+        if route == "close":
+            self.request("popup.close", {})
+        elif route == "popup":
+            self.conn.send(Input(pane_id=popup.popup_id, data=data.decode("latin-1")))
+        return True
+
     def _on_stream_lost(self, detail: str) -> None:
         self.finish("server_lost", detail)
 
@@ -370,8 +409,9 @@ class App:
         self._follow_outside_focus(doc)
         self._resolve_view()
         live = {p["pane_id"] for p in doc.panes}
+        popup_id = self.popup.popup_id if self.popup is not None else None
         for pane_id in list(self.panes):
-            if pane_id not in live:
+            if pane_id not in live and pane_id != popup_id:
                 del self.panes[pane_id]
         self._attention(doc)
         if self.copy is not None and self.copy.pane_id != self.focused_pane_id():
@@ -551,7 +591,8 @@ class App:
             self.finish("error", f"drawing failed: {type(exc).__name__}: {exc}")
 
     def _draw(self, force: bool) -> None:
-        focused = self.focused_pane_id()
+        popup = self.popup  # keys go to the popup: mirror its modes on the host
+        focused = popup.popup_id if popup is not None else self.focused_pane_id()
         mirror = self.panes.get(focused) if focused else None
         app_cursor = mirror.app_cursor if mirror is not None else False
         if app_cursor != self.host_app_cursor:
@@ -565,6 +606,8 @@ class App:
         frame = compose(*self.view_parts())
         if self.config_banner:
             frame = overlay_banner(frame, self.config_banner)
+        if popup is not None:
+            frame = popup_overlay(frame, popup, mirror, "cyan")
         if self.toast is not None:
             frame = toast_overlay(frame, self.toast)
         data = render(self.frame, frame, force=force)
@@ -605,6 +648,8 @@ class App:
         if self._esc_timer is not None:
             self._esc_timer.cancel()
             self._esc_timer = None
+        if self.popup is not None and not self.parser.pending and self._popup_input(data):
+            return
         if self.machine.mode == "terminal" and not self.parser.pending and self._plain(data):
             # typing: the bytes go to the focused pane as they are (same as the parser
             # and the mode machine would decide, minus their cost on every key)

@@ -41,6 +41,9 @@ from herdr.api.attach_messages import (
     ClientMessage,
     Input,
     Paste,
+    PopupClosed,
+    PopupOpened,
+    Rect4,
     Resize,
     Rows,
     Scroll,
@@ -60,6 +63,7 @@ from herdr.runtime.events import Filter
 from herdr.runtime.layout import Rect
 from herdr.server.client_ui import ClientUi
 from herdr.server.core import ServerCore, encode
+from herdr.server.popups import is_popup_id
 from herdr.server.short_ids import peer_pid_of
 from herdr.server.views import TabSeen, ViewedPanes
 
@@ -204,6 +208,7 @@ class AttachedClient:
     idle: bool = False  # the stream loop waits for a change with nothing pending
     typing: tuple[str, int, Terminal] | None = None  # (pane id, bus seq, its terminal)
     peer_pid: int | None = None  # the TUI process; its own focus requests come from it
+    popup_sent: tuple[str, Rect4] | None = None  # the popup (id, box) this client was told
 
     def view_tab(self, session: m.Session) -> tuple[m.Workspace, m.Tab] | None:
         """The tab this client shows (its own choice, else the session's focus)."""
@@ -271,6 +276,7 @@ class AttachRegistry:
         # attached client's own view switch): clients' views follow it
         self.follow: tuple[int, str | None, str | None] | None = None
         core.bus.subscribe([_ViewsMoved(self)])
+        core.panes.popups.on_change(self.mark_changed)  # opened, moved or closed
 
     # -- seen/attention --------------------------------------------------------------
 
@@ -401,6 +407,7 @@ class AttachRegistry:
         for ws in host.session.workspaces:
             for tab in ws.tabs:
                 host.resize_tab(ws, tab)
+        host.popups.relayout()
         self._last_seq = -1  # rebuild the document
         self.mark_changed()
 
@@ -540,12 +547,55 @@ class AttachRegistry:
                 line = self._rows_line(client, pane_id, term)
                 if line is not None:
                     lines.append(line)
+        lines.extend(self._popup_lines(client, terms, panes_of, visible))
         client.visible = frozenset(visible)
         client.panes_of = panes_of
         for pane_id in list(client.sent):
             if pane_id not in visible:
                 del client.sent[pane_id]
         self._watch(client, terms)
+        return lines
+
+    def _popup_lines(
+        self,
+        client: AttachedClient,
+        terms: dict[str, Terminal],
+        panes_of: dict[str, str],
+        visible: set[str],
+    ) -> list[bytes]:
+        """``popup_opened``/``popup_closed`` when the popup changed since this client
+        was told, then its rows (drawn over the layout, so sent like a visible pane's)."""
+        popup = self.core.panes.popups.current
+        lines: list[bytes] = []
+        now = None
+        if popup is not None:
+            outer = popup.box.outer
+            now = (popup.popup_id, (outer.x, outer.y, outer.width, outer.height))
+        told = client.popup_sent
+        if told is not None and (now is None or told[0] != now[0]):
+            lines.append(encode_line(PopupClosed(popup_id=told[0])))
+            client.sent.pop(told[0], None)
+            if popup is None or popup.popup_id != told[0]:
+                self.screens.pop(told[0], None)
+        if now is not None and told != now and popup is not None:
+            opened = PopupOpened(
+                popup_id=now[0],
+                title=popup.title,
+                plugin_id=popup.plugin_id,
+                entrypoint=popup.entrypoint,
+                rect=now[1],
+            )
+            lines.append(encode_line(opened))
+        client.popup_sent = now
+        if popup is None or not client.surface:
+            return lines
+        term = popup.terminal
+        terms[term.terminal_id] = term
+        panes_of[term.terminal_id] = popup.popup_id
+        visible.add(popup.popup_id)
+        line = self._rows_line(client, popup.popup_id, term)
+        if line is not None:
+            lines.append(line)
         return lines
 
     def _rows_line(self, client: AttachedClient, pane_id: str, term: Terminal) -> bytes | None:
@@ -701,6 +751,11 @@ class AttachRegistry:
 
     def _input_terminal(self, client: AttachedClient, pane_id: str | None) -> Terminal | None:
         host = self.core.panes
+        popup = host.popups.terminal(pane_id)
+        if popup is not None:
+            return popup
+        if pane_id is not None and is_popup_id(pane_id):
+            return None  # keys for a popup that just ended: never into the pane under it
         loc: m.PaneLoc | None = None
         if pane_id is not None:
             with contextlib.suppress(m.ModelError):

@@ -100,6 +100,9 @@ def build_table() -> dict[str, Method]:
         "integration.uninstall": Method(methods_integrations.integration_uninstall),
         **{name: Method(handler) for name, handler in methods_client.METHODS.items()},
         **{name: Method(handler) for name, handler in methods_plugins.METHODS.items()},
+        "plugin.pane.open": Method(
+            methods_plugins.plugin_pane_open, precheck=methods_plugins.pane_open_precheck
+        ),
         "agent.view.set": Method(
             methods_client.agent_view_set, precheck=methods_client.agent_view_precheck
         ),

@@ -254,9 +254,11 @@ def split_routes_right_click(split: Callable[[Call], Result]) -> Callable[[Call]
 
 
 def popup_close(call: Call) -> Result:
-    """herdr closes its popup pane here. This server opens no popups (there are no
-    plugin panes), so there is never one to close: herdr's answer for that case."""
-    raise ApiError(protocol.POPUP_NOT_OPEN, "no popup is open")
+    """Close the session's plugin popup (its process is ended); ``popup_not_open``
+    when there is none, as herdr answers."""
+    if not call.server.panes.popups.close():
+        raise ApiError(protocol.POPUP_NOT_OPEN, "no popup is open")
+    return {"type": "ok"}
 
 
 METHODS: dict[str, Any] = {
