@@ -28,11 +28,15 @@ MAX_OPTIONS = 16
 MAX_LINE_CHARS = 1024
 OPTION_GAP = 2
 """Non-option lines (wrapped labels, blanks) allowed between two options of one list."""
+QUESTION_GAP = 3
+"""Empty lines that end the question block: the transcript above is not the dialog."""
 REGEX_TIMEOUT_S = 0.05
 """All option-pattern searches of one extraction share this budget."""
 
 _BORDER_CHARS = " \t│┃║|"
 _FRAME_CHARS = frozenset("─━═╭╮╰╯┌┐└┘├┤┬┴┼│┃║ \t-")
+# Dashed rules separate parts of one dialog (claude frames the command with them).
+_DASH_CHARS = frozenset("╌╍┄┅┈┉ \t")
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +89,10 @@ def _is_frame(line: str) -> bool:
     return all(ch in _FRAME_CHARS for ch in line)
 
 
+def _is_dashed(line: str) -> bool:
+    return all(ch in _DASH_CHARS for ch in line)
+
+
 @dataclass(slots=True)
 class _Match:
     index: int
@@ -114,9 +122,16 @@ def _option_matches(lines: list[str], spec: ApprovalSpec) -> list[_Match]:
 def _question(lines: list[str], first_option: int, count: int) -> tuple[str, str]:
     """(question, detail) from the non-empty lines directly above the first option."""
     above: list[str] = []
+    blanks = 0
     for index in range(first_option - 1, -1, -1):
         text = _clean(lines[index])
         if not text:
+            blanks += 1
+            if above and blanks >= QUESTION_GAP:
+                break
+            continue
+        blanks = 0
+        if _is_dashed(text):
             continue
         if _is_frame(text):
             break
