@@ -152,6 +152,21 @@ CASES = [
     ),
     pytest.param(
         Case(
+            "opencode",
+            _capture("approval-opencode-1.18.33.json"),
+            "permission_required",
+            "△ Permission required",
+            "# Shell command\n$ touch fake-approval.txt",
+            (
+                ("1", "Allow once", ("Enter",)),
+                ("2", "Allow always", ("Right", "Enter")),
+                ("3", "Reject", ("Right", "Right", "Enter")),
+            ),
+        ),
+        id="opencode-real-shell",
+    ),
+    pytest.param(
+        Case(
             "copilot",
             _vector("P1"),
             "selection_blocker",

@@ -45,7 +45,7 @@ BUNDLED: tuple[BundledSpec, ...] = (
     BundledSpec("devin", "devin.toml", "2026.06.15.1.1", 1, 7),
     BundledSpec("agy", "antigravity.toml", "2026.06.24.1.1", 1, 3),
     BundledSpec("cline", "cline.toml", "2026.06.10.1.1", 1, 2),
-    BundledSpec("opencode", "opencode.toml", "2026.06.10.1.1", 1, 3),
+    BundledSpec("opencode", "opencode.toml", "2026.06.10.1.2", 1, 3),
     BundledSpec("copilot", "github-copilot.toml", "2026.07.07.1.2", 1, 2),
     BundledSpec("kimi", "kimi.toml", "2026.06.10.1.1", 1, 6),
     BundledSpec("kiro", "kiro.toml", "2026.08.01.1.1", 1, 5),

@@ -10,12 +10,14 @@ different dialog than the one a client was shown.
 from __future__ import annotations
 
 import hashlib
+import time
 from dataclasses import dataclass
 from typing import Any
 
 from herdr.detect.manifest import DetectionInput, Manifest, Rule, evaluate
 from herdr.detect.manifest.approval_spec import (
     KEY_ARROWS,
+    KEY_LEFT_RIGHT,
     KEY_NUMBER,
     KEY_NUMBER_ENTER,
     ApprovalSpec,
@@ -32,6 +34,8 @@ QUESTION_GAP = 3
 """Empty lines that end the question block: the transcript above is not the dialog."""
 REGEX_TIMEOUT_S = 0.05
 """All option-pattern searches of one extraction share this budget."""
+MAX_SCAN_LINES = 200
+"""Options are looked for in the region's last lines only (dialogs sit at the bottom)."""
 
 _BORDER_CHARS = " \t│┃║|"
 _FRAME_CHARS = frozenset("─━═╭╮╰╯┌┐└┘├┤┬┴┼│┃║ \t-")
@@ -100,14 +104,25 @@ class _Match:
 
 
 def _option_matches(lines: list[str], spec: ApprovalSpec) -> list[_Match]:
-    """The last list of option lines in ``lines`` (bottom up, small gaps allowed)."""
+    """The last list of options in ``lines`` (bottom up, small gaps allowed).
+
+    A line may hold several options (a row of buttons): every match counts, in order.
+    """
     found: list[_Match] = []
     gap = 0
-    for index in range(len(lines) - 1, -1, -1):
+    deadline = time.monotonic() + REGEX_TIMEOUT_S
+    for index in range(len(lines) - 1, max(-1, len(lines) - 1 - MAX_SCAN_LINES), -1):
         line = lines[index][:MAX_LINE_CHARS]
-        match = spec.option_pattern.search(line, timeout=REGEX_TIMEOUT_S)
-        if match is not None and (match.group("label") or "").strip():
-            found.append(_Match(index, match.groupdict()))
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        matches = [
+            m
+            for m in spec.option_pattern.finditer(line, timeout=left)
+            if (m.group("label") or "").strip()
+        ]
+        if matches:
+            found.extend(_Match(index, m.groupdict()) for m in reversed(matches))
             gap = 0
             if len(found) >= MAX_OPTIONS:
                 break
@@ -116,7 +131,7 @@ def _option_matches(lines: list[str], spec: ApprovalSpec) -> list[_Match]:
             if gap > OPTION_GAP:
                 break
     found.reverse()
-    return found
+    return found[-MAX_OPTIONS:]
 
 
 def _question(lines: list[str], first_option: int, count: int) -> tuple[str, str]:
@@ -141,8 +156,9 @@ def _question(lines: list[str], first_option: int, count: int) -> tuple[str, str
     above.reverse()
     if not above:
         return "", ""
+    # The last line asking something; failing that, the block's first line (its title).
     asks = [k for k, text in enumerate(above) if "?" in text]
-    at = asks[-1] if asks else len(above) - 1
+    at = asks[-1] if asks else 0
     detail = "\n".join(text for k, text in enumerate(above) if k != at)
     return above[at], detail
 
@@ -152,11 +168,11 @@ def _keys(spec: ApprovalSpec, match: _Match, position: int, selected: int) -> tu
         return (str(match.groups["number"]),)
     if spec.keys == KEY_NUMBER_ENTER:
         return (str(match.groups["number"]), "Enter")
-    if spec.keys == KEY_ARROWS:
-        moves = ("Down",) * (position - selected) if position >= selected else ()
-        if position < selected:
-            moves = ("Up",) * (selected - position)
-        return (*moves, "Enter")
+    if spec.keys in (KEY_ARROWS, KEY_LEFT_RIGHT):
+        back, forward = ("Up", "Down") if spec.keys == KEY_ARROWS else ("Left", "Right")
+        if position >= selected:
+            return (*(forward,) * (position - selected), "Enter")
+        return (*(back,) * (selected - position), "Enter")
     return (str(match.groups["key"]),)
 
 
