@@ -167,6 +167,55 @@ CASES = [
     ),
     pytest.param(
         Case(
+            "gemini",
+            _capture("approval-gemini-0.61.0.json"),
+            "apply_or_allow_change",
+            "Allow execution of [Shell]?",
+            "? Shell  touch fake-approval.txt\ntouch fake-approval.txt",
+            _arrows("Allow once", "Allow for this session", "No, suggest changes (esc)"),
+        ),
+        id="gemini-real-shell",
+    ),
+    pytest.param(
+        Case(
+            "gemini",
+            _vector("M1"),
+            "apply_or_allow_change",
+            "Apply this change?",
+            "",
+            _arrows("Yes, allow once"),
+        ),
+        id="gemini-vector-edit",
+    ),
+    pytest.param(
+        Case(
+            "qwen",
+            _capture("approval-qwen-0.15.10.json"),
+            "tool_confirmation",
+            "Allow execution of: 'touch'?",
+            "?  Shell touch fake-approval.txt (create a file) ←\ntouch fake-approval.txt",
+            _arrows(
+                "Yes, allow once",
+                "Always allow run 'touch *' commands in this project",
+                "Always allow run 'touch *' commands for this user",
+                "No, suggest changes (esc)",
+            ),
+        ),
+        id="qwen-real-shell",
+    ),
+    pytest.param(
+        Case(
+            "qwen",
+            _vector("W4"),
+            "tool_confirmation",
+            "Apply this change?",
+            "",
+            _arrows("Yes, allow once", "Yes, allow always", "No"),
+        ),
+        id="qwen-vector-edit",
+    ),
+    pytest.param(
+        Case(
             "copilot",
             _vector("P1"),
             "selection_blocker",

@@ -40,7 +40,7 @@ BUNDLED: tuple[BundledSpec, ...] = (
     BundledSpec("pi", "pi.toml", "2026.06.10.1.1", 1, 1),
     BundledSpec("claude", "claude.toml", "2026.08.21.1.2", 2, 16),
     BundledSpec("codex", "codex.toml", "2026.08.09.1.2", 3, 11),
-    BundledSpec("gemini", "gemini.toml", "2026.06.10.1.1", 1, 6),
+    BundledSpec("gemini", "gemini.toml", "2026.06.10.1.2", 1, 6),
     BundledSpec("cursor", "cursor.toml", "2026.08.03.1.1", 1, 5),
     BundledSpec("devin", "devin.toml", "2026.06.15.1.1", 1, 7),
     BundledSpec("agy", "antigravity.toml", "2026.06.24.1.1", 1, 3),
@@ -55,7 +55,7 @@ BUNDLED: tuple[BundledSpec, ...] = (
     BundledSpec("hermes", "hermes.toml", "2026.07.24.1.1", 2, 9),
     BundledSpec("kilo", "kilo.toml", "2026.06.10.1.1", 1, 2),
     BundledSpec("qodercli", "qodercli.toml", "2026.06.10.1.1", 1, 3),
-    BundledSpec("qwen", "qwen.toml", "2026.08.14.1.2", 2, 14),
+    BundledSpec("qwen", "qwen.toml", "2026.08.14.1.3", 2, 14),
     BundledSpec("maki", "maki.toml", "2026.07.09.2.1", 1, 5),
 )
 BY_LABEL = {spec.label: spec for spec in BUNDLED}

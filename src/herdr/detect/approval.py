@@ -38,7 +38,9 @@ MAX_SCAN_LINES = 200
 """Options are looked for in the region's last lines only (dialogs sit at the bottom)."""
 
 _BORDER_CHARS = " \t│┃║|"
-_FRAME_CHARS = frozenset("─━═╭╮╰╯┌┐└┘├┤┬┴┼│┃║ \t-")
+_FRAME_CHARS = frozenset("─━═╭╮╰╯┌┐└┘├┤┬┴┼│┃║▀▄ \t-")
+_BOX_BOTTOM = "╰└"
+_BOX_TOP = "╭┌"
 # Dashed rules separate parts of one dialog (claude frames the command with them).
 _DASH_CHARS = frozenset("╌╍┄┅┈┉ \t")
 
@@ -138,6 +140,7 @@ def _question(lines: list[str], first_option: int, count: int) -> tuple[str, str
     """(question, detail) from the non-empty lines directly above the first option."""
     above: list[str] = []
     blanks = 0
+    depth = 0  # boxes nested inside the dialog (gemini frames the command in one)
     for index in range(first_option - 1, -1, -1):
         text = _clean(lines[index])
         if not text:
@@ -149,6 +152,12 @@ def _question(lines: list[str], first_option: int, count: int) -> tuple[str, str
         if _is_dashed(text):
             continue
         if _is_frame(text):
+            if text[0] in _BOX_BOTTOM:
+                depth += 1
+                continue
+            if text[0] in _BOX_TOP and depth > 0:
+                depth -= 1
+                continue
             break
         above.append(text)
         if len(above) >= count:
