@@ -15,22 +15,30 @@ from typing import Any
 import pytest
 
 from herdr_testing import HerdrEnv, ServerHandle, wait_until
-from herdr_testing.fake_env import agent_server, code, launch, new_workspace, ok, wait_status
+from herdr_testing.fake_env import (
+    agent_server,
+    code,
+    launch,
+    new_workspace,
+    ok,
+    screen,
+    wait_status,
+)
 from herdr_testing.held import HeldConnection
 
 pytestmark = pytest.mark.slow
 
 
 class Agent:
-    """One fake claude in its own pane, with the log of what it was sent."""
+    """One fake agent (claude unless told) in its own pane, with the log of its input."""
 
-    def __init__(self, server: ServerHandle, log: Path) -> None:
+    def __init__(self, server: ServerHandle, log: Path, kind: str = "claude") -> None:
         self.server = server
         self.log = log
         ws = new_workspace(server)
         panes = ok(server.request("pane.list", {"workspace_id": ws}))["panes"]
         self.pane: str = panes[0]["pane_id"]
-        launch(server, self.pane, "claude")
+        launch(server, self.pane, kind)
 
     def wait_typed(self, expected: list[str]) -> None:
         wait_until(lambda: self.typed() == expected, timeout=20, message=f"{self.typed()}")
@@ -216,6 +224,33 @@ def test_distinct_dialogs_are_announced_once_each(agent: Agent) -> None:
     finally:
         stream.close()
     assert [a["fingerprint"] for a in announced] == [first["fingerprint"], second["fingerprint"]]
+
+
+@pytest.mark.parametrize(
+    ("option", "keys", "outcome", "status"),
+    [
+        pytest.param("1", ["Enter"], "● Approved.", "working", id="first-enter"),
+        pytest.param("2", ["Down", "Enter"], "● Cancelled.", "idle", id="second-down-enter"),
+    ],
+)
+def test_codex_arrow_options_reach_the_selected_choice(
+    herdr_env: HerdrEnv, option: str, keys: list[str], outcome: str, status: str
+) -> None:
+    log = herdr_env.root / "codex-input.jsonl"
+    codex = Agent(agent_server(herdr_env, FAKE_AGENT_INPUT_LOG=str(log)), log, "codex")
+    record = codex.ask("rm -rf build")
+    assert record["rule"] == "live_strong_blocker"
+    assert record["question"] == "Allow command? rm -rf build"
+    assert [o["keys"] for o in record["options"]] == [["Enter"], ["Down", "Enter"]]
+    before = codex.typed()
+    sent = ok(codex.approve(option, record["fingerprint"]))
+    assert sent["option"]["keys"] == keys
+    wait_until(lambda: outcome in screen(codex.server, codex.pane), timeout=20, message=outcome)
+    typed = codex.typed()[len(before) :]
+    assert "".join(typed) in ("\r", "\x1b[B\r", "\x1bOB\r"), typed
+    if status == "idle":
+        wait_status(codex.server, codex.pane, "idle", "done")
+    assert codex.approval() is None
 
 
 def test_cli_approval_and_approve(agent: Agent) -> None:
