@@ -277,3 +277,49 @@ def test_cli_approval_and_approve(agent: Agent) -> None:
     assert sent.returncode == 0, sent.stderr
     assert json.loads(sent.stdout)["result"]["sent"] is True
     agent.wait_typed([*before, "1"])
+
+
+# A user override whose option pattern backtracks catastrophically on the dialog's lines.
+HOSTILE_CLAUDE = """
+id = "claude"
+version = "2099.1.1"
+[[rules]]
+id = "hostile_dialog"
+state = "blocked"
+priority = 900
+region = "bottom_non_empty_lines(14)"
+visible_blocker = true
+contains = ["do you want to proceed?"]
+approval = { keys = "arrows", option_pattern = '(?P<label>(a|aa)+)+$' }
+[[rules]]
+id = "composer"
+state = "idle"
+priority = 100
+region = "bottom_non_empty_lines(5)"
+visible_idle = true
+contains = ["? for shortcuts"]
+"""
+
+
+def test_a_catastrophic_override_pattern_reads_no_dialog_and_the_server_lives(
+    herdr_env: HerdrEnv,
+) -> None:
+    override = Path(herdr_env.env["XDG_CONFIG_HOME"]) / "herdr" / "agent-detection"
+    override.mkdir(parents=True)
+    (override / "claude.toml").write_text(HOSTILE_CLAUDE, "utf-8")
+    log = herdr_env.root / "hostile-input.jsonl"
+    claude = Agent(agent_server(herdr_env, FAKE_AGENT_INPUT_LOG=str(log)), log)
+    ok(
+        claude.server.request(
+            "agent.prompt", {"target": claude.pane, "text": "ask:" + "a" * 60 + "b"}
+        )
+    )
+    wait_status(claude.server, claude.pane, "blocked")
+    explain = ok(claude.server.request("agent.explain", {"target": claude.pane}))["explain"]
+    assert explain["matched_rule"]["id"] == "hostile_dialog"  # the override is in force
+    assert claude.approval() is None  # the searches ran out of budget: no dialog, one answer
+    before = claude.typed()
+    assert code(claude.approve("1")) == "no_approval"
+    assert ok(claude.server.request("ping", {}))["type"] == "pong"
+    assert claude.typed() == before
+    assert wait_status(claude.server, claude.pane, "blocked") == "blocked"
