@@ -327,11 +327,17 @@ class Client(_Methods):
         *,
         session: str | None = None,
         timeout: float | None = 30.0,
+        machine: str | None = None,
     ) -> None:
+        """``machine`` (a saved machine's name or an ssh target) sends every call over
+        ssh to that machine's ``herdr api proxy`` and ``session`` names its session
+        there (``socket_path`` is then unused)."""
         self.socket_path = (
             Path(socket_path) if socket_path is not None else default_socket_path(session)
         )
         self.timeout = timeout
+        self.machine = machine
+        self._session = session
         self._counter = 0
         self._protocol_checked = False
 
@@ -339,8 +345,24 @@ class Client(_Methods):
         self._counter += 1
         return f"py:{os.getpid()}:{self._counter}:{method}"
 
+    def _connect_machine(self) -> socket.socket:
+        """A stream over ssh (one shared ControlMaster per machine) to its server."""
+        from herdr.remote import ssh_command, ssh_stream
+
+        assert self.machine is not None
+        words = ssh_command.proxy_words(self._session)
+        try:
+            fd, proc, label = ssh_stream.spawn(self.machine, words, os.environ)
+        except ssh_stream.MachineError as exc:
+            raise HerdrError(exc.code, exc.message) from None
+        sock = _MachineSocket(fileno=fd)
+        sock.proc, sock.label = proc, label
+        return sock
+
     def _connect(self, retries: Iterator[float] | None = None) -> socket.socket:
         """A socket to our (or root's) server; a full backlog is retried for ~1 s."""
+        if self.machine is not None:
+            return self._connect_machine()
         retries = iter(_RETRY_DELAYS_S) if retries is None else retries
         while True:
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -381,7 +403,16 @@ class Client(_Methods):
                     sock.sendall(line)  # its one line is still there to read
                 sock.settimeout(timeout)
                 reader = _LineReader(sock)
-                envelope = _decode(reader.readline())
+                machine = isinstance(sock, _MachineSocket)
+                try:
+                    first = reader.readline()
+                except ConnectionResetError:  # ssh exited before reading what we sent
+                    if not machine:
+                        raise
+                    first = b""
+                if not first and isinstance(sock, _MachineSocket):
+                    raise HerdrError("machine_unreachable", sock.eof_reason())
+                envelope = _decode(first)
             except BaseException:
                 sock.close()
                 raise
@@ -439,6 +470,25 @@ class Client(_Methods):
             sock.close()
             raise
         return Subscription(sock, reader, started)
+
+
+class _MachineSocket(socket.socket):
+    """A ``socketpair`` end whose peer is ``ssh ... herdr api proxy`` (reaped on close)."""
+
+    proc: Any = None
+    label = ""
+
+    def close(self) -> None:
+        super().close()
+        if self.proc is not None:
+            from herdr.remote.ssh_stream import reap
+
+            reap(self.proc)
+
+    def eof_reason(self) -> str:
+        from herdr.remote.ssh_stream import Reaping
+
+        return Reaping.eof_reason(self)  # type: ignore[arg-type]
 
 
 class _LineReader:
