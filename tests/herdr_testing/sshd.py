@@ -13,6 +13,7 @@ address used is ``ssh://127.0.0.1:PORT``.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import shutil
 import signal
@@ -90,8 +91,10 @@ class SshMachine:
         }
 
     def ssh_clients(self) -> list[int]:
-        """Local ssh processes talking to this machine (their argv names its config)."""
+        """Local ssh processes talking to this machine (their argv names its config, or
+        its port after ``-p``: herdr's managed config only includes ours)."""
         marker = str(self.ssh_config).encode()
+        port = [b"-p", str(self.port).encode()]
         found = []
         for entry in os.listdir("/proc"):
             if not entry.isdigit():
@@ -101,7 +104,10 @@ class SshMachine:
                     argv = fh.read().split(b"\0")
             except OSError:
                 continue
-            if argv and argv[0].endswith(b"ssh") and any(marker in a for a in argv):
+            if not argv or not argv[0].endswith(b"ssh"):
+                continue
+            pairs = [list(p) for p in itertools.pairwise(argv)]
+            if any(marker in a for a in argv) or port in pairs:
                 found.append(int(entry))
         return found
 
@@ -135,11 +141,20 @@ class SshMachine:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
 
+    def remove_attach_dirs(self) -> None:
+        """``herdr --remote``'s temp dirs for this machine that a killed client left."""
+        include = f"Include {self.ssh_config}\n"
+        for path in Path("/tmp").glob("herdr-r-*"):
+            with contextlib.suppress(OSError):
+                if (path / "ssh_config").read_text().startswith(include):
+                    shutil.rmtree(path, ignore_errors=True)
+
     def stop(self) -> None:
         """Stop local ssh clients and masters, sshd's per-connection children, then sshd."""
         for pid in [*self.ssh_clients(), *_children(self.proc.pid)]:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
+        self.remove_attach_dirs()
         if self.proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.proc.pid, signal.SIGTERM)
