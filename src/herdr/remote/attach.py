@@ -66,8 +66,6 @@ def run_remote(args: argparse.Namespace) -> int:
     session = getattr(args, "session", None)
     if session is not None and not paths.is_valid_session_name(session):
         raise UsageError(f"invalid session name: {session!r}")
-    if not (os.isatty(0) and os.isatty(1)):
-        raise CliError("the TUI needs a terminal on stdin and stdout")
     try:
         link = Link.open(name, env, managed=manage_ssh_config(env))
     except MachineError as exc:
@@ -76,7 +74,11 @@ def run_remote(args: argparse.Namespace) -> int:
     _exit_on_hangup()
     try:
         server_keys = getattr(args, "remote_keybindings", "local") == "server"
-        doc = ensure_remote(link, session, with_config=server_keys, ask=ask_on_terminal)
+        # bootstrap first: a run without a terminal still learns what the remote lacks
+        ask = ask_on_terminal if os.isatty(0) else None
+        doc = ensure_remote(link, session, with_config=server_keys, ask=ask)
+        if not (os.isatty(0) and os.isatty(1)):
+            raise CliError("the TUI needs a terminal on stdin and stdout")
         settings = _settings(link, doc if server_keys else None)
         relay = Relay(link.directory, lambda: link.open_stream(session))
         return _attach_loop(link, relay.path, settings, session)
