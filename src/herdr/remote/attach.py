@@ -80,7 +80,7 @@ def run_remote(args: argparse.Namespace) -> int:
         if not (os.isatty(0) and os.isatty(1)):
             raise CliError("the TUI needs a terminal on stdin and stdout")
         settings = _settings(link, doc if server_keys else None)
-        relay = Relay(link.directory, lambda: link.open_stream(session))
+        relay = Relay(link.directory, lambda first: link.open_stream(session, mux=_mux(first)))
         return _attach_loop(link, relay.path, settings, session)
     except RemoteError as exc:
         raise CliError(f"{exc.code}: {exc.message}") from None
@@ -88,6 +88,12 @@ def run_remote(args: argparse.Namespace) -> int:
         if relay is not None:
             relay.close()
         link.close()
+
+
+def _mux(first_line: bytes) -> bool:
+    """The attach stream gets an ssh connection of its own (no ControlMaster hop on
+    every keystroke); the TUI's short requests share the attach's ControlMaster."""
+    return b'"client.attach"' not in first_line
 
 
 def _exit_on_hangup() -> None:

@@ -53,13 +53,14 @@ class Link:
     def log_path(self) -> str:
         return os.path.join(self.directory, "ssh.log")
 
-    def argv(self, remote_command: str | None, *extra: str) -> list[str]:
+    def argv(self, remote_command: str | None, *extra: str, mux: bool = True) -> list[str]:
+        """``ssh`` for this attach; ``mux=False`` opens a connection of its own."""
         if self.managed:
             return ssh_command.ssh_argv(
                 self.target,
                 remote_command,
                 config=os.path.join(self.directory, "ssh_config"),
-                control_dir=self.directory,
+                control_dir=self.directory if mux else None,
                 extra=extra,
             )
         return ssh_command.ssh_argv(
@@ -84,7 +85,9 @@ class Link:
                 check=False,
             )
 
-    def open_stream(self, session: str | None) -> tuple[int, subprocess.Popen[bytes]]:
+    def open_stream(
+        self, session: str | None, *, mux: bool = True
+    ) -> tuple[int, subprocess.Popen[bytes]]:
         """A new ``herdr api proxy`` stream (for the relay)."""
         import _socket
 
@@ -92,7 +95,7 @@ class Link:
         try:
             with open(self.log_path, "ab") as log:
                 proc = subprocess.Popen(
-                    self.argv(self.herdr(ssh_command.proxy_words(session))),
+                    self.argv(self.herdr(ssh_command.proxy_words(session)), mux=mux),
                     stdin=theirs.fileno(),
                     stdout=theirs.fileno(),
                     stderr=log,

@@ -23,7 +23,20 @@ from herdr.remote.ssh_stream import reap
 CHUNK = 64 * 1024
 BACKLOG = 16
 
-OpenStream = Callable[[], tuple[int, subprocess.Popen[bytes]]]
+MAX_FIRST_LINE = 1024 * 1024
+# (the connection's first request line) -> (our end's fd, its ssh process)
+OpenStream = Callable[[bytes], tuple[int, subprocess.Popen[bytes]]]
+
+
+def read_first_line(conn: socket.socket) -> bytes:
+    """The client's request line (it sends it at once), to pick the stream's kind."""
+    data = bytearray()
+    while b"\n" not in data and len(data) <= MAX_FIRST_LINE:
+        chunk = conn.recv(CHUNK)
+        if not chunk:
+            break
+        data += chunk
+    return bytes(data)
 
 
 class Relay:
@@ -52,7 +65,8 @@ class Relay:
 
     def _serve(self, conn: socket.socket) -> None:
         try:
-            fd, proc = self._open()
+            first = read_first_line(conn)
+            fd, proc = self._open(first)
         except Exception:  # ssh could not start: the client sees EOF
             conn.close()
             return
@@ -62,6 +76,7 @@ class Relay:
             self._procs.add(proc)
         peer = socket.socket(fileno=fd)
         try:
+            peer.sendall(first)
             pump(conn, peer)
         finally:
             conn.close()
