@@ -117,3 +117,32 @@ def test_remote_without_a_target_or_default(herdr_env: HerdrEnv) -> None:
     done = herdr_env.cli("--remote")
     assert done.returncode == 2
     assert "--remote needs a TARGET" in done.stderr
+
+
+def test_plain_ssh_when_the_config_is_not_managed(
+    tui: RemoteTui, sshd: SshMachine, herdr_env: HerdrEnv
+) -> None:
+    config = Path(herdr_env.env["XDG_CONFIG_HOME"]) / "herdr" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("[remote]\nmanage_ssh_config = false\n")
+    attach(tui, sshd, "plain")
+    tui.type("plain", "echo plain-$((3*3))")
+    tui.keys("plain", "Enter")
+    tui.wait_for("plain", "plain-9")
+    argvs = [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in sshd.ssh_clients()]
+    assert argvs and not [a for a in argvs if b"ControlMaster" in a]  # plain ssh only
+    tui.keys("plain", "C-b", "d")
+    assert "HERDR-EXIT=0" in tui.wait_for("plain", "HERDR-EXIT=")
+
+
+def test_server_keybindings_come_from_the_remote_config(tui: RemoteTui, sshd: SshMachine) -> None:
+    remote_config = Path(sshd.remote_env["XDG_CONFIG_HOME"]) / "herdr" / "config.toml"
+    remote_config.parent.mkdir(parents=True, exist_ok=True)
+    remote_config.write_text('[keys]\ndetach = "prefix+y"\n')
+    try:
+        tui.open("keys", "--remote", sshd.target, "--remote-keybindings", "server")
+        tui.wait_for("keys", " p1 ─", timeout=60)
+        tui.keys("keys", "C-b", "y")  # the remote's detach key, unknown to the local config
+        assert "HERDR-EXIT=0" in tui.wait_for("keys", "HERDR-EXIT=")
+    finally:
+        remote_config.unlink()
