@@ -80,7 +80,7 @@ def run_remote(args: argparse.Namespace) -> int:
         if not (os.isatty(0) and os.isatty(1)):
             raise CliError("the TUI needs a terminal on stdin and stdout")
         settings = _settings(link, doc if server_keys else None)
-        relay = Relay(link.directory, lambda first: link.open_stream(session, mux=_mux(first)))
+        relay = Relay(link.directory, lambda first, fd: link.spawn_on(fd, session, mux=_mux(first)))
         return _attach_loop(link, relay.path, settings, session)
     except RemoteError as exc:
         raise CliError(f"{exc.code}: {exc.message}") from None

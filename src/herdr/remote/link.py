@@ -85,28 +85,19 @@ class Link:
                 check=False,
             )
 
-    def open_stream(
-        self, session: str | None, *, mux: bool = True
-    ) -> tuple[int, subprocess.Popen[bytes]]:
-        """A new ``herdr api proxy`` stream (for the relay)."""
-        import _socket
-
-        ours, theirs = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_STREAM)
-        try:
-            with open(self.log_path, "ab") as log:
-                proc = subprocess.Popen(
-                    self.argv(self.herdr(ssh_command.proxy_words(session)), mux=mux),
-                    stdin=theirs.fileno(),
-                    stdout=theirs.fileno(),
-                    stderr=log,
-                    close_fds=True,
-                )
-        except BaseException:
-            ours.close()
-            raise
-        finally:
-            theirs.close()
-        return ours.detach(), proc
+    def spawn_on(
+        self, fd: int, session: str | None, *, mux: bool = True
+    ) -> subprocess.Popen[bytes]:
+        """``ssh ... herdr api proxy`` reading and writing ``fd`` (a relayed client's
+        socket) itself; ``mux=False`` gives it an ssh connection of its own."""
+        with open(self.log_path, "ab") as log:
+            return subprocess.Popen(
+                self.argv(self.herdr(ssh_command.proxy_words(session)), mux=mux),
+                stdin=fd,
+                stdout=fd,
+                stderr=log,
+                close_fds=True,
+            )
 
     def log_tail(self, lines: int = 3) -> str:
         try:

@@ -1,18 +1,19 @@
-"""A private local socket whose every connection is relayed to another machine.
+"""A private local socket whose every connection is handed to an ssh to another machine.
 
-``herdr --remote`` runs the TUI locally against this socket: the client's attach
-stream and each of its short requests become one ``ssh ... herdr api proxy`` stream
-(multiplexed on the attach's ControlMaster), so the TUI needs no remote awareness
-and draws every keystroke's echo locally from the rows it receives. One thread per
-connection copies both ways in bounded chunks and passes half-closes on; when the
-ssh side ends (a lost connection), the local side is closed and the TUI notices.
+``herdr --remote`` runs the TUI locally against this socket: each connection the
+client opens (its attach stream, each short request) becomes the stdin and stdout of
+one ``ssh ... herdr api proxy`` (the attach stream on an ssh connection of its own, the
+requests on the attach's ControlMaster). ssh reads and writes the client's socket
+itself, so no byte passes through this process: the relay only accepts, peeks at the
+request line (without consuming it) to pick the kind of stream, starts ssh and reaps
+it. When ssh ends (a lost connection), the client sees the socket close.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import selectors
+import select
 import socket
 import subprocess
 import threading
@@ -20,31 +21,36 @@ from collections.abc import Callable
 
 from herdr.remote.ssh_stream import reap
 
-CHUNK = 64 * 1024
 BACKLOG = 16
-
 MAX_FIRST_LINE = 1024 * 1024
-# (the connection's first request line) -> (our end's fd, its ssh process)
-OpenStream = Callable[[bytes], tuple[int, subprocess.Popen[bytes]]]
+PEEK_WAIT_S = 5.0
+
+# (the connection's first request line, the connection's fd) -> the ssh serving it
+Spawn = Callable[[bytes, int], subprocess.Popen[bytes]]
 
 
-def read_first_line(conn: socket.socket) -> bytes:
-    """The client's request line (it sends it at once), to pick the stream's kind."""
-    data = bytearray()
-    while b"\n" not in data and len(data) <= MAX_FIRST_LINE:
-        chunk = conn.recv(CHUNK)
-        if not chunk:
+def peek_first_line(conn: socket.socket, timeout: float = PEEK_WAIT_S) -> bytes:
+    """The client's request line, left unread for ssh (the client sends it at once)."""
+    data = b""
+    while b"\n" not in data and len(data) < MAX_FIRST_LINE:
+        ready, _, _ = select.select([conn], [], [], timeout)
+        if not ready:
             break
-        data += chunk
-    return bytes(data)
+        more = conn.recv(MAX_FIRST_LINE, socket.MSG_PEEK)
+        if len(more) == len(data):  # nothing new yet (a line still arriving) or EOF
+            if not more:
+                break
+            threading.Event().wait(0.005)
+        data = more
+    return data
 
 
 class Relay:
     """Listens at ``<dir>/relay.sock`` (mode 0600 in a 0700 dir) until :meth:`close`."""
 
-    def __init__(self, directory: str, open_stream: OpenStream) -> None:
+    def __init__(self, directory: str, spawn: Spawn) -> None:
         self.path = os.path.join(directory, "relay.sock")
-        self._open = open_stream
+        self._spawn = spawn
         self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._listener.bind(self.path)
         os.chmod(self.path, 0o600)
@@ -65,22 +71,18 @@ class Relay:
 
     def _serve(self, conn: socket.socket) -> None:
         try:
-            first = read_first_line(conn)
-            fd, proc = self._open(first)
-        except Exception:  # ssh could not start: the client sees EOF
-            conn.close()
+            with conn:
+                conn.setblocking(True)
+                proc = self._spawn(peek_first_line(conn), conn.fileno())
+        except Exception:  # ssh could not start: the client sees the socket close
             return
         with self._lock:
             if self._closed:
                 proc.kill()
             self._procs.add(proc)
-        peer = socket.socket(fileno=fd)
         try:
-            peer.sendall(first)
-            pump(conn, peer)
+            proc.wait()
         finally:
-            conn.close()
-            peer.close()
             reap(proc)
             with self._lock:
                 self._procs.discard(proc)
@@ -98,35 +100,3 @@ class Relay:
                 proc.kill()
         with contextlib.suppress(OSError):
             os.unlink(self.path)
-
-
-def pump(a: socket.socket, b: socket.socket) -> None:
-    """Copy ``a`` <-> ``b`` until both directions ended (or one side failed)."""
-    a.setblocking(True)
-    b.setblocking(True)
-    other = {a.fileno(): b, b.fileno(): a}
-    own = {a.fileno(): a, b.fileno(): b}
-    with selectors.DefaultSelector() as sel:
-        sel.register(a, selectors.EVENT_READ)
-        sel.register(b, selectors.EVENT_READ)
-        open_ends = 2
-        while open_ends:
-            for key, _ in sel.select():
-                src = own[key.fd]
-                dst = other[key.fd]
-                try:
-                    data = src.recv(CHUNK)
-                except OSError:
-                    return
-                if not data:
-                    sel.unregister(src)
-                    open_ends -= 1
-                    if src is b:
-                        return  # the remote side ended: close the local one at once
-                    with contextlib.suppress(OSError):
-                        dst.shutdown(socket.SHUT_WR)
-                    continue
-                try:
-                    dst.sendall(data)
-                except OSError:
-                    return
