@@ -107,8 +107,11 @@ def test_killed_ssh_is_noticed_and_reconnected(tui: RemoteTui, sshd: SshMachine)
     assert "HERDR-EXIT=0" in tui.wait_for("k", "HERDR-EXIT=")
 
 
-def test_remote_needs_a_terminal(herdr_env: HerdrEnv, sshd: SshMachine) -> None:
-    done = herdr_env.cli("--remote", sshd.target, env=sshd.client_env())
+@pytest.mark.parametrize(
+    "flag", ["--remote", "--machine"], ids=["remote", "bare-machine-flag-attaches"]
+)
+def test_remote_needs_a_terminal(herdr_env: HerdrEnv, sshd: SshMachine, flag: str) -> None:
+    done = herdr_env.cli(flag, sshd.target, env=sshd.client_env())
     assert done.returncode == 1
     assert "needs a terminal" in done.stderr
 
