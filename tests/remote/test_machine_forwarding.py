@@ -115,6 +115,31 @@ def test_sdk_events_subscribe_over_ssh(local: HerdrEnv, remote: SshMachine) -> N
                 os.environ[k] = v
 
 
+def test_async_sdk_over_ssh(local: HerdrEnv, remote: SshMachine) -> None:
+    import asyncio
+    import os
+
+    from herdr.api.client import AsyncClient
+
+    async def run() -> tuple[str, str]:
+        client = AsyncClient(machine=remote.target)
+        pong = await client.ping()
+        async with await client.events([{"type": "workspace.created"}]) as events:
+            created = await client.workspace_create(label="async-ssh")
+            event = await events.__anext__()
+        await client.workspace_close(created["workspace"]["workspace_id"])
+        with pytest.raises(HerdrError) as caught:
+            await AsyncClient(machine="ssh://127.0.0.1:1").ping()
+        return f"{pong['protocol']}:{event['data']['workspace']['label']}", caught.value.code
+
+    os.environ.update(remote.client_env())
+    try:
+        assert asyncio.run(run()) == ("22:async-ssh", "machine_unreachable")
+    finally:
+        for k in remote.client_env():
+            os.environ.pop(k, None)
+
+
 def test_sdk_reports_an_unreachable_machine(local: HerdrEnv, remote: SshMachine) -> None:
     import os
 
