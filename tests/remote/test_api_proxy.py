@@ -58,7 +58,10 @@ def test_a_large_answer_arrives_intact(herdr_server: ServerHandle) -> None:
     assert done.returncode == 0, done.stderr
     assert len(done.stdout) > 64 * 1024  # more than one of the proxy's chunks
     text = json.loads(done.stdout)["result"]["read"]["text"]
-    assert text == direct()
+    numbers = [int(n) for n in text.split() if n.isdigit()]
+    # a window of seq's output, every line whole and in order across the chunks
+    assert len(numbers) > 5000
+    assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))
     # and a request line bigger than one chunk reaches the server whole
     big = "y" * 100_000
     done = proxy(herdr_server.env, line("pane.send_text", {"pane_id": pane, "text": big}))
