@@ -81,6 +81,9 @@ PURE = (
     "integrations/markers.py",
     "integrations/targets.py",
     "plugins/manifest.py",
+    "remote/target.py",
+    "remote/machines.py",
+    "remote/ssh_command.py",
 )
 
 
