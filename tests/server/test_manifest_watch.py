@@ -65,7 +65,7 @@ def test_signature_sees_edits_but_never_follows_a_symlink(tmp_path: Path) -> Non
     (watched / "notes.txt").write_text("ignored")
     (watched / "linked.toml").symlink_to(outside)
     first = signature([watched, tmp_path / "missing"])
-    assert [entry[1] for entry in first] == ["linked.toml", "zork.toml"]
+    assert [entry[1] for entry in first] == ["", "linked.toml", "zork.toml"]
 
     (watched / "notes.txt").write_text("still ignored")
     outside.write_text("a = 2 # the target changed, the link did not\n")
@@ -73,6 +73,25 @@ def test_signature_sees_edits_but_never_follows_a_symlink(tmp_path: Path) -> Non
 
     (watched / "zork.toml").write_text(KIND + "# edited\n")
     assert signature([watched]) != first
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda p: os.chmod(p / "zork.toml", 0o666),
+        lambda p: os.chmod(p, 0o775),
+        lambda p: os.chown(p / "zork.toml", 65534, 65534),
+    ],
+    ids=["file-chmod", "dir-chmod", "file-chown"],
+)
+def test_signature_sees_what_decides_trust(tmp_path: Path, change: Any) -> None:
+    """A file or directory turning foreign or writable changes what may load."""
+    if "chown" in str(change.__code__.co_names) and os.geteuid() != 0:
+        pytest.skip("needs root to chown to another uid (65534)")
+    (tmp_path / "zork.toml").write_text(KIND)
+    first = signature([tmp_path])
+    change(tmp_path)
+    assert signature([tmp_path]) != first
 
 
 # --------------------------------------------------------------------------- live
