@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from herdr.detect.agents import ALL_AGENTS
+from herdr_testing.foreign_user import NEEDS_ROOT, NOBODY
 
 KIND = 'label = "zork"\nname = "Zork"\nprocess_names = ["zork"]\naliases = ["zork-cli"]\n'
 MANIFEST = (
@@ -116,3 +117,42 @@ def test_offline_explain_of_a_user_kind(home: dict[str, str], tmp_path: Path) ->
     }
     text = herdr(home, "agent", "explain", "--file", str(screen), "--agent", "zork")
     assert "decided by: user kind 2026.12.1" in text.stdout
+
+
+@NEEDS_ROOT
+def test_refused_files_are_listed_and_never_loaded(home: dict[str, str]) -> None:
+    """A kind file of another user and an override anyone may write: `file: reason`
+    diagnostics, exit 1, neither used (``os.chown`` to uid 65534)."""
+    agents = _agents(home)
+    (agents / "zork.toml").write_text(KIND, "utf-8")
+    (agents / "zork.manifest.toml").write_text(MANIFEST, "utf-8")
+    os.chown(agents / "zork.toml", NOBODY, NOBODY)
+    overrides = Path(home["XDG_CONFIG_HOME"]) / "herdr" / "agent-detection"
+    overrides.mkdir()
+    (overrides / "claude.toml").write_text('id = "claude"\n', "utf-8")
+    os.chmod(overrides / "claude.toml", 0o646)
+    done = herdr(home, "agent", "kinds", "--json")
+    assert done.returncode == 1
+    doc = json.loads(done.stdout)
+    assert doc["errors"] == [
+        f"{agents / 'zork.toml'}: file owned by uid 65534, not by you (uid 0); not loaded",
+        f"{overrides / 'claude.toml'}: file is writable by group or others (mode 0646); "
+        "fix: chmod go-w",
+    ]
+    assert all(k["source"] == "built-in" for k in doc["kinds"])
+    assert next(k for k in doc["kinds"] if k["label"] == "claude")["manifest"] == "bundled"
+
+
+def test_a_shared_alias_is_a_diagnostic_naming_both_files(home: dict[str, str]) -> None:
+    agents = _agents(home)
+    for label in ("alpha", "beta"):
+        kind = KIND.replace("zork", label).replace(f'"{label}-cli"', '"shared"')
+        (agents / f"{label}.toml").write_text(kind.replace('"Zork"', f'"{label}"'), "utf-8")
+        (agents / f"{label}.manifest.toml").write_text(MANIFEST.replace("zork", label), "utf-8")
+    done = herdr(home, "agent", "kinds", "--json")
+    assert done.returncode == 1
+    doc = json.loads(done.stdout)
+    assert [k["label"] for k in doc["kinds"] if k["source"] == "user"] == ["alpha", "beta"]
+    (error,) = doc["errors"]
+    assert error.startswith(f"{agents / 'beta.toml'}: aliases entry 'shared' is also claimed")
+    assert str(agents / "alpha.toml") in error

@@ -19,6 +19,7 @@ from herdr_testing.fake_env import (
     wait_started,
     wait_status,
 )
+from herdr_testing.foreign_user import NEEDS_ROOT, NOBODY
 from herdr_testing.schema22 import assert_valid_result
 
 FAKE_ZORK = Path(__file__).resolve().parents[1] / "fixtures" / "fake_zork.py"
@@ -65,7 +66,7 @@ def test_signature_sees_edits_but_never_follows_a_symlink(tmp_path: Path) -> Non
     (watched / "notes.txt").write_text("ignored")
     (watched / "linked.toml").symlink_to(outside)
     first = signature([watched, tmp_path / "missing"])
-    assert [entry[1] for entry in first] == ["linked.toml", "zork.toml"]
+    assert [entry[1] for entry in first] == ["", "linked.toml", "zork.toml"]
 
     (watched / "notes.txt").write_text("still ignored")
     outside.write_text("a = 2 # the target changed, the link did not\n")
@@ -73,6 +74,25 @@ def test_signature_sees_edits_but_never_follows_a_symlink(tmp_path: Path) -> Non
 
     (watched / "zork.toml").write_text(KIND + "# edited\n")
     assert signature([watched]) != first
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda p: os.chmod(p / "zork.toml", 0o666),
+        lambda p: os.chmod(p, 0o775),
+        lambda p: os.chown(p / "zork.toml", 65534, 65534),
+    ],
+    ids=["file-chmod", "dir-chmod", "file-chown"],
+)
+def test_signature_sees_what_decides_trust(tmp_path: Path, change: Any) -> None:
+    """A file or directory turning foreign or writable changes what may load."""
+    if "chown" in str(change.__code__.co_names) and os.geteuid() != 0:
+        pytest.skip("needs root to chown to another uid (65534)")
+    (tmp_path / "zork.toml").write_text(KIND)
+    first = signature([tmp_path])
+    change(tmp_path)
+    assert signature([tmp_path]) != first
 
 
 # --------------------------------------------------------------------------- live
@@ -184,3 +204,36 @@ def test_a_new_kind_file_identifies_an_already_running_process(herdr_env: HerdrE
         message="the running zork was never identified after its kind appeared",
     )
     wait_status(server, pane, "idle", "done")
+
+
+@NEEDS_ROOT
+def test_a_kind_file_turning_foreign_is_refused_live(zork: ServerHandle) -> None:
+    """chown to another uid (65534): the watcher reloads, the kind is refused with a
+    ``file: reason`` diagnostic in ``server.agent_manifests``; chown back loads it again."""
+    kind = Path(zork.env["XDG_CONFIG_HOME"]) / "herdr" / "agents" / "zork.toml"
+    assert "zork" in [
+        m["agent"] for m in ok(zork.request("server.agent_manifests", {}))["manifests"]
+    ]
+
+    def errors() -> list[str]:
+        result = ok(zork.request("server.agent_manifests", {}))
+        assert_valid_result(result)
+        return list(result.get("user_kind_errors", []))
+
+    os.chown(kind, NOBODY, NOBODY)
+    wait_until(errors, timeout=20, interval=0.1, message="the refusal never showed")
+    assert errors() == [f"{kind}: file owned by uid 65534, not by you (uid 0); not loaded"]
+    result = ok(zork.request("server.agent_manifests", {}))
+    assert "zork" not in [m["agent"] for m in result["manifests"]]
+
+    os.chown(kind, 0, 0)
+    wait_until(
+        lambda: (
+            "zork"
+            in [m["agent"] for m in ok(zork.request("server.agent_manifests", {}))["manifests"]]
+        ),
+        timeout=20,
+        interval=0.1,
+        message="our own file again was never loaded",
+    )
+    assert errors() == []

@@ -1,7 +1,8 @@
 """``herdr agent kinds``: built-in and user-defined agent kinds and where each comes from.
 
 Offline (no server): it reads the same files the server loads, so a user can check a
-new kind file before reloading. Exit status 1 when a kind file has a diagnostic.
+new kind file before reloading. Exit status 1 when a kind file has a diagnostic (also
+a shared name, or an override refused for its owner or mode).
 """
 
 from __future__ import annotations
@@ -12,6 +13,28 @@ import os
 import sys
 
 
+def _override_or_bundled(override: str, errors: list[str]) -> str:
+    """The override path when one is there to use; a refused one (owner, mode, a
+    foreign link) is a diagnostic and the bundled rules stay."""
+    from pathlib import Path
+
+    from herdr.detect.manifest import ManifestError
+    from herdr.detect.manifest.sources import read_override
+    from herdr.detect.owned_files import UntrustedFile
+
+    try:
+        read_override(Path(override))
+    except FileNotFoundError:
+        return "bundled"
+    except UntrustedFile as exc:
+        if str(exc) not in errors:  # a refused directory: once, not once per agent
+            errors.append(str(exc))
+        return "bundled"
+    except (ManifestError, OSError):
+        pass  # an invalid override: the server reports it in that agent's warning
+    return override
+
+
 def kinds_document(env: dict[str, str]) -> dict[str, object]:
     """Every kind (built-in first, in enum order; then user kinds by label) and errors."""
     from herdr.config import paths
@@ -20,6 +43,7 @@ def kinds_document(env: dict[str, str]) -> dict[str, object]:
 
     registry = UserKindRegistry(os.path.join(paths.config_dir(env), "agents"))
     registry.load()
+    errors = registry.diagnostics
     override_dir = paths.manifest_override_dir(env)
     kinds: list[dict[str, object]] = []
     for agent in ALL_AGENTS:
@@ -27,7 +51,7 @@ def kinds_document(env: dict[str, str]) -> dict[str, object]:
         override = os.path.join(override_dir, f"{agent.label}.toml")
         manifest = None
         if info.manifest_file is not None:
-            manifest = override if os.path.exists(override) else "bundled"
+            manifest = _override_or_bundled(override, errors)
         kinds.append(
             {
                 "label": agent.label,
@@ -54,7 +78,7 @@ def kinds_document(env: dict[str, str]) -> dict[str, object]:
                 "manifest_version": kind.manifest.version,
             }
         )
-    return {"kinds": kinds, "errors": list(registry.errors)}
+    return {"kinds": kinds, "errors": errors}
 
 
 def run_kinds(args: argparse.Namespace) -> int:

@@ -195,9 +195,11 @@ def run_status(args: argparse.Namespace) -> int:
             print(f"next: {_next(server)}")
         return 0
     client = client_status(args)
+    from herdr.cli.status_detection import detection_lines, gather
     from herdr.config.health import read_health  # config health: only the full report
 
     config = read_health()
+    detection = gather(server["socket"], server["running"])
     if args.json:
         print_json(
             {
@@ -205,6 +207,7 @@ def run_status(args: argparse.Namespace) -> int:
                 "server": server,
                 "update": {"restart_needed": server["restart_needed"]},
                 "config": config.as_dict(),
+                "detection": detection,
             }
         )
         return 0
@@ -213,10 +216,15 @@ def run_status(args: argparse.Namespace) -> int:
         summary += "; config.toml has errors"
         if next_step == "no action needed":
             next_step = f"fix {config.path} (`herdr config check` lists every problem)"
+    if detection["problems"]:  # as config errors: the summary and next step, not the exit code
+        summary += "; agent detection files have problems"
+        if next_step == "no action needed":
+            next_step = "fix the files listed under detection: (`herdr agent kinds` checks them)"
     lines = [f"summary: {summary}", "", "client:", *_client_lines(client, "  ")]
     lines += ["", "server:", *_server_lines(server, "  ")]
     lines += ["", "config:", f"  status: {config.status}", f"  path: {config.path}"]
     lines += [f"  {line}" for line in config.lines()]
+    lines += ["", "detection:", *detection_lines(detection, "  ")]
     lines += ["", "update:", f"  restart_needed: {_label(server['restart_needed'])}"]
     lines += ["", f"next: {next_step}"]
     print("\n".join(lines))

@@ -340,8 +340,12 @@ def set_user_kinds(
         AGENT_INFO[agent] = info
         argv[agent] = patterns
         commands[agent] = command
+        lookup.setdefault(normalize_label(info.label), agent)
+    # A label always names its own kind; another shared name goes to the first kind in
+    # entry (label) order. user_conflicts reports every such clash.
+    for info, _patterns, _command in entries:
         for name in info.lookup_names:
-            lookup.setdefault(normalize_label(name), agent)
+            lookup.setdefault(normalize_label(name), _user_member(info.label))
     _USER_LOOKUP.clear()
     _USER_LOOKUP.update(lookup)
     _USER_ARGV.clear()

@@ -16,6 +16,7 @@ import tomllib
 from dataclasses import dataclass
 
 from herdr.detect.manifest import Manifest, ManifestError, parse_manifest
+from herdr.detect.owned_files import UntrustedFile, check_dir, read_owned
 
 LABEL_RE = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
 MAX_NAMES = 16
@@ -61,13 +62,15 @@ class UserKind:
 
 
 class UserKindError(Exception):
-    """One diagnostic: ``path:line: message``."""
+    """One diagnostic: ``path:line: message`` (``path: message`` when no line applies:
+    a file or directory refused for its owner or mode)."""
 
-    def __init__(self, path: str, line: int, message: str) -> None:
+    def __init__(self, path: str, line: int | None, message: str) -> None:
         self.path = path
         self.line = line
         self.message = " ".join(message.split())
-        super().__init__(f"{path}:{line}: {self.message}")
+        where = path if line is None else f"{path}:{line}"
+        super().__init__(f"{where}: {self.message}")
 
 
 def error_line(message: str, text: str) -> int:
@@ -155,7 +158,10 @@ def parse_user_kind(text: str, path: str, builtin_names: frozenset[str]) -> User
         for value in names:
             if value.lower() in builtin_names:
                 raise UserKindError(
-                    path, key_line(text, key), f"{value!r} already names a built-in agent"
+                    path,
+                    key_line(text, key),
+                    f"{value!r} already names a built-in agent (bundled with herdr), "
+                    "which keeps it; the kind is not loaded",
                 )
     name = _string(data, "name", text, path) or label
     command = _names(data, "command", text, path) or ((process_names or (label,))[0],)
@@ -177,8 +183,11 @@ def parse_user_manifest(text: str, path: str, label: str) -> Manifest:
 
 
 def _read(path: str) -> str:
-    with open(path, "rb") as handle:
-        data = handle.read(MAX_FILE_BYTES + 1)
+    """Our file's text; a foreign or group/world-writable file (or link to one) is refused."""
+    try:
+        data = read_owned(path, MAX_FILE_BYTES)
+    except UntrustedFile as exc:
+        raise UserKindError(path, None, exc.reason) from None
     if len(data) > MAX_FILE_BYTES:
         raise UserKindError(path, 1, f"file is larger than {MAX_FILE_BYTES} bytes")
     try:
@@ -193,9 +202,10 @@ def load_one(kind_path: str, builtin_names: frozenset[str]) -> UserKind:
         kind_text = _read(kind_path)
         spec = parse_user_kind(kind_text, kind_path, builtin_names)
         manifest_path = kind_path.removesuffix(".toml") + ".manifest.toml"
-        if not os.path.isfile(manifest_path):
-            raise UserKindError(kind_path, 1, f"missing manifest {manifest_path}")
-        manifest_text = _read(manifest_path)
+        try:
+            manifest_text = _read(manifest_path)
+        except FileNotFoundError:
+            raise UserKindError(kind_path, 1, f"missing manifest {manifest_path}") from None
         manifest = parse_user_manifest(manifest_text, manifest_path, spec.label)
     except OSError as exc:
         raise UserKindError(kind_path, 1, f"cannot read: {exc.strerror or exc}") from exc
@@ -206,9 +216,15 @@ def load_one(kind_path: str, builtin_names: frozenset[str]) -> UserKind:
 def load_user_kinds(
     directory: str, builtin_names: frozenset[str]
 ) -> tuple[list[UserKind], list[UserKindError]]:
-    """Every valid kind in ``directory`` (sorted by label) and one diagnostic per bad file."""
+    """Every valid kind in ``directory`` (sorted by label) and one diagnostic per bad file.
+
+    A directory another user owns or others can write loads nothing: one diagnostic.
+    """
     try:
+        check_dir(directory)
         entries = sorted(os.listdir(directory))
+    except UntrustedFile as exc:
+        return [], [UserKindError(directory, None, exc.reason)]
     except OSError:
         return [], []
     kinds: list[UserKind] = []

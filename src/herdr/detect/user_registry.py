@@ -1,7 +1,9 @@
 """Loading user kinds into the live agent tables, keeping the last good set on bad edits.
 
 "Invalid files change nothing else": a kind whose file turns invalid keeps its last
-good definition (and its manifest) until the file is fixed; the error is reported.
+good definition (and its manifest) until the file is fixed; the error is reported. A
+file refused for its owner or mode (`owned_files`) is not "invalid" but untrusted: its
+kind is dropped, as if the file were gone, so nobody else's bytes stay in use.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import dataclass, field
 
 from herdr.detect.agents import BUILTIN_NAMES, AgentInfo, HookTier, set_user_kinds
 from herdr.detect.process import forget_cached_names
+from herdr.detect.user_conflicts import name_conflicts
 from herdr.detect.user_kinds import UserKind, UserKindError, load_user_kinds
 
 SOURCE_USER_KIND = "user kind"
@@ -30,6 +33,7 @@ class UserKindRegistry:
     directory: str
     kinds: dict[str, UserKind] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)  # shared names (`user_conflicts`)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def load(self) -> list[UserKind]:
@@ -39,16 +43,24 @@ class UserKindRegistry:
             by_label = {kind.spec.label: kind for kind in fresh}
             by_path = {kind.spec.path: kind for kind in self.kinds.values()}
             for error in errors:
+                if error.line is None:
+                    continue  # refused (owner, mode, foreign link): never kept
                 kept = by_path.get(error.path) or self._by_manifest(error)
                 if kept is not None and kept.spec.label not in by_label:
                     by_label[kept.spec.label] = kept  # last good definition stays
             self.kinds = dict(sorted(by_label.items()))
             self.errors = [str(e) for e in errors]
+            self.conflicts = [str(e) for e in name_conflicts([k.spec for k in self.kinds.values()])]
             set_user_kinds(
                 [(_info(k), k.spec.argv_patterns, k.spec.command) for k in self.kinds.values()]
             )
             forget_cached_names()
             return list(self.kinds.values())
+
+    @property
+    def diagnostics(self) -> list[str]:
+        """Every diagnostic of the last load: file errors, then name conflicts."""
+        return [*self.errors, *self.conflicts]
 
     def _by_manifest(self, error: UserKindError) -> UserKind | None:
         for kind in self.kinds.values():

@@ -9,7 +9,10 @@ view and right-click routing to every client). Times are ``time.monotonic()`` va
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import asyncio
 
 NOTIFICATION_RATE_S = 1.0  # herdr: at most one API notification a second
 TOAST_S = 3.0  # how long an API toast stays (herdr's UpdateInstalled kind)
@@ -26,6 +29,10 @@ class ClientUi:
     agent_view: dict[str, Any] | None = None  # the validated agent.view.set spec
     right_click_pane: set[str] = field(default_factory=set)  # terminal ids: clicks to the app
     projection_revision: int = 0  # bumped on every change of what clients present
+    # "Agent detection rules updated" items waiting for the busy/rate window to pass
+    # (label -> "label version"), and the timer that shows them as one toast
+    pending_rules: dict[str, str] = field(default_factory=dict)
+    rules_timer: asyncio.TimerHandle | None = None
 
     def rate_limited(self, now: float) -> bool:
         last = self.last_notification
@@ -33,6 +40,13 @@ class ClientUi:
 
     def toast_live(self, now: float) -> bool:
         return now < self.toast_until
+
+    def toast_wait(self, now: float) -> float:
+        """Seconds until a herdr toast may be shown (0: now): the live toast's end and
+        the one-a-second limit, as ``notification.show`` applies them."""
+        last = self.last_notification
+        free = max(self.toast_until, last + NOTIFICATION_RATE_S if last is not None else 0.0)
+        return max(0.0, free - now)
 
     def bump(self) -> int:
         self.projection_revision += 1

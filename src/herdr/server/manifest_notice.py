@@ -3,11 +3,13 @@
 Every way rules change (the background update, ``server.reload_agent_manifests``, a
 watched file edit) ends here, so each one restarts only the changed agents' panes and
 shows the spec's "Agent detection rules updated" toast (detection-spec §7.6) in the
-foreground client when ``ui.toast.delivery = "herdr"``.
+foreground client when ``ui.toast.delivery = "herdr"``, within the busy/rate limits of
+``notification.show`` (updates during a live toast coalesce into the next one).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable
@@ -24,17 +26,47 @@ log = logging.getLogger(__name__)
 
 
 def announce(attach: AttachRegistry, delivery: str, changes: list[ManifestChange]) -> bool:
-    """Draw the toast in the foreground TUI; False when off, nothing changed or no TUI."""
+    """Queue the changes for the toast and show it now if the foreground TUI is free;
+    False when off, nothing changed, no TUI, or the toast waits.
+
+    The toast keeps ``notification.show``'s limits (one toast at a time, one a second):
+    while one is live, later reloads' changes gather in ``ui.pending_rules`` (an agent
+    changed twice shows its latest version) and one toast lists them all when it ends.
+    """
     if not changes or delivery != "herdr":
         return False
+    ui = attach.ui
+    for change in changes:
+        ui.pending_rules[change.label] = change.shown()
+    if ui.rules_timer is not None:
+        return False  # a coalesced toast is already due
+    return _show_or_wait(attach)
+
+
+def _on_timer(attach: AttachRegistry) -> None:
+    attach.ui.rules_timer = None
+    _show_or_wait(attach)
+
+
+def _show_or_wait(attach: AttachRegistry) -> bool:
+    ui = attach.ui
+    if not ui.pending_rules:
+        return False
+    now = time.monotonic()
+    wait = ui.toast_wait(now)
+    if wait > 0:
+        loop = asyncio.get_running_loop()
+        ui.rules_timer = loop.call_later(wait, _on_timer, attach)
+        return False
+    items = [ui.pending_rules[label] for label in sorted(ui.pending_rules)]
+    ui.pending_rules.clear()
     client = attach.foreground()
     if client is None or client.conn.closed:
-        return False
-    body = notification_text(toast_body(changes), NOTIFICATION_BODY_MAX) or ""
+        return False  # as notification.show's no_foreground_client: nothing is kept
+    body = notification_text(", ".join(items), NOTIFICATION_BODY_MAX) or ""
     client.conn.write(encode_line(Toast(title=TOAST_TITLE, body=body, seconds=TOAST_S)))
-    now = time.monotonic()
-    attach.ui.last_notification = now
-    attach.ui.toast_until = now + TOAST_S
+    ui.last_notification = now
+    ui.toast_until = now + TOAST_S
     return True
 
 

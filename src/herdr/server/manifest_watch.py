@@ -3,7 +3,8 @@
 A cheap stat poll (no new dependency, works on every filesystem): every
 ``$HERDR_AGENT_MANIFEST_WATCH_S`` seconds (default 2; ``0`` turns it off) the server
 lists ``$XDG_CONFIG_HOME/herdr/agents/`` and ``…/agent-detection/`` and compares each
-``*.toml`` entry's inode, mtime and size with the last pass. Any difference reloads
+``*.toml`` entry's mode, owner, inode, mtime and size (and each directory's mode and
+owner) with the last pass. Any difference reloads
 every layer (`manifest_notice`), which restarts only the changed agents' panes; an
 invalid edit keeps the last good rules and is reported as ``file:line`` in
 ``server.agent_manifests``.
@@ -30,7 +31,9 @@ WATCH_ENV = "HERDR_AGENT_MANIFEST_WATCH_S"
 WATCH_S = 2.0
 MAX_ENTRIES = 512  # per directory: a runaway directory cannot make a pass expensive
 
-Entry = tuple[str, str, int, int, int, int]  # dir, name, mode, inode, mtime ns, size
+# dir, name ("" for the directory itself), mode, owner, inode, mtime ns, size: a chmod or
+# chown of a file or directory changes what may be loaded (`owned_files`), so it counts.
+Entry = tuple[str, str, int, int, int, int, int]
 Signature = tuple[Entry, ...]
 
 
@@ -53,16 +56,20 @@ def signature(directories: Sequence[Path]) -> Signature:
     out: list[Entry] = []
     for directory in directories:
         try:
+            top = os.stat(directory)
             with os.scandir(directory) as entries:
                 names = sorted(e.name for e in entries if e.name.endswith(".toml"))
         except OSError:
             continue
+        out.append((str(directory), "", top.st_mode, top.st_uid, top.st_ino, 0, 0))
         for name in names[:MAX_ENTRIES]:
             try:
                 st = os.lstat(os.path.join(directory, name))
             except OSError:
                 continue
-            out.append((str(directory), name, st.st_mode, st.st_ino, st.st_mtime_ns, st.st_size))
+            out.append(
+                (str(directory), name, st.st_mode, st.st_uid, st.st_ino, st.st_mtime_ns, st.st_size)
+            )
     return tuple(out)
 
 

@@ -452,9 +452,10 @@ def server_agent_manifests(call: Call) -> Result:
         "type": "agent_manifest_status",
         **overall,
         "manifests": infos,
-        # ours: every user-kind file's diagnostic (``path:line: message``), also for a
-        # file that never loaded (a kind that did keeps its rules and a ``warning``)
-        "user_kind_errors": list(rt.manifests.user_kinds.errors),
+        # ours: every user-kind file's diagnostic (``path:line: message``, or ``path:
+        # message`` for a refused owner/mode), also for a file that never loaded (a kind
+        # that did keeps its rules and a ``warning``), then shared-name conflicts
+        "user_kind_errors": rt.manifests.user_kinds.diagnostics,
     }
 
 

@@ -33,11 +33,13 @@ from herdr.detect.manifest import (
     parse_manifest,
     parse_version,
 )
+from herdr.detect.owned_files import UntrustedFile, check_dir, read_owned
 from herdr.detect.user_registry import SOURCE_USER_KIND, UserKindRegistry
 
 SOURCE_BUNDLED = "bundled"
 SOURCE_REMOTE = "remote"
 SOURCE_OVERRIDE = "local override"
+MAX_OVERRIDE_BYTES = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +152,20 @@ def _read_text(path: Path) -> str:
         raise ManifestError(f"file is not valid UTF-8: {exc}") from exc
 
 
+def read_override(path: Path) -> str:
+    """A local override's text, read only if it and its directory are ours alone
+    (`owned_files`); raises FileNotFoundError when there is none, `UntrustedFile` when
+    it is refused, ManifestError for bad UTF-8 or size."""
+    check_dir(str(path.parent))
+    data = read_owned(str(path), MAX_OVERRIDE_BYTES)
+    if len(data) > MAX_OVERRIDE_BYTES:
+        raise ManifestError(f"file is larger than {MAX_OVERRIDE_BYTES} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ManifestError(f"file is not valid UTF-8: {exc}") from exc
+
+
 def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
@@ -174,8 +190,16 @@ def load_agent_manifest(agent: Agent, dirs: ManifestDirs) -> LoadedManifest:
         result = _apply_remote(result, remote_path, bundled)
 
     override_path = dirs.override_dir / f"{agent.label}.toml"
-    if not override_path.exists():
+    override_text: str | None = None
+    read_error: ManifestError | OSError | None = None
+    try:
+        override_text = read_override(override_path)
+    except FileNotFoundError:
         return result
+    except UntrustedFile as exc:
+        return _with_warning(result, f"ignored override {exc}", f"override {exc}: ignored")
+    except (ManifestError, OSError) as exc:
+        read_error = exc
     shadowing = result.cached_remote_version is not None
     fallback = LoadedManifest(
         agent,
@@ -190,7 +214,8 @@ def load_agent_manifest(agent: Agent, dirs: ManifestDirs) -> LoadedManifest:
         result.digest,
     )
     try:
-        override_text = _read_text(override_path)
+        if read_error is not None or override_text is None:
+            raise read_error or ManifestError("unreadable")
         override = parse_manifest(override_text)
     except (ManifestError, OSError) as exc:
         return _with_warning(
@@ -336,6 +361,8 @@ class ManifestCache:
                 kind = self.user_kinds.kinds[agent.label]
                 prefixes = (f"{kind.spec.path}:", f"{kind.manifest_path}:")
                 errors = [e for e in self.user_kinds.errors if e.startswith(prefixes)]
+                clashes = [e for e in self.user_kinds.conflicts if e.startswith(prefixes)]
+                warning = f"kept the last good definition: {errors[0]}" if errors else None
                 built[agent] = LoadedManifest(
                     agent,
                     kind.manifest,
@@ -343,7 +370,7 @@ class ManifestCache:
                     Path(kind.manifest_path),
                     None,
                     False,
-                    f"kept the last good definition: {errors[0]}" if errors else None,
+                    warning or (clashes[0] if clashes else None),
                     digest=kind.digest,
                 )
         return built
