@@ -241,7 +241,7 @@ def pack(obj: object) -> bytes:
 
 
 def unpack(blob: bytes) -> object:
-    return pickle.loads(blob)  # noqa: S301 - only from our own parent (module docstring)
+    return pickle.loads(blob)  # only from our own parent (see the module docstring)
 
 
 def _b64(data: bytes | None) -> str | None:
