@@ -14,18 +14,20 @@ import contextlib
 import logging
 import os
 import signal
+import socket
 import sys
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 from herdr.config import safe_paths, server_settings
 from herdr.runtime.events import EventBus
-from herdr.server import limits, logs, socketfile
+from herdr.server import handoff_new, limits, logs, socketfile
 from herdr.server.attach import AttachRegistry
 from herdr.server.claim import claim_dirs
 from herdr.server.core import ServerCore, encode
 from herdr.server.cwd_sampler import CwdSampler
 from herdr.server.dispatch import Dispatcher
+from herdr.server.handoff_control import HandoffControl
 from herdr.server.info import ServerInfo
 from herdr.server.manifest_updates import ManifestUpdater
 from herdr.server.methods import build_table
@@ -38,10 +40,16 @@ from herdr.server.wiring import Server
 from herdr.server.worktree_ops import WorktreeOps
 
 log = logging.getLogger("herdr.server")
+HANDOFF_GOODBYE_S = 0.1
 
 
-def run(info: ServerInfo, env: Mapping[str, str]) -> int:
-    """Run a server in the foreground until stopped; returns the exit code."""
+def run(info: ServerInfo, env: Mapping[str, str], handoff_fd: int | None = None) -> int:
+    """Run a server in the foreground until stopped; returns the exit code.
+
+    With ``handoff_fd`` this is the new server of a live handoff (`handoff_new`): the
+    socket, the lock and the panes come from the old server instead."""
+    if handoff_fd is not None:
+        return _run_adopted(info, env, handoff_fd)
     path = info.socket_path
     try:
         socketfile.check_length(path)
@@ -62,7 +70,7 @@ def run(info: ServerInfo, env: Mapping[str, str]) -> int:
             "starting",
             extra={"socket": str(path), "session": info.session, "replaced_stale": stale},
         )
-        _run_loop(_serve(info, env))
+        _run_loop(_serve(info, env, lock_fd))
         log.info("stopped")
         return 0
     finally:
@@ -102,7 +110,48 @@ def build_server(info: ServerInfo, env: Mapping[str, str]) -> Server:
     )
 
 
-async def _serve(info: ServerInfo, env: Mapping[str, str]) -> None:
+def _run_adopted(info: ServerInfo, env: Mapping[str, str], fd: int) -> int:
+    """The new server of a live handoff: receive, adopt, serve (see `handoff_new`)."""
+    try:
+        logs.setup(info.state_dir)
+        limits.raise_nofile_limit()
+        received = handoff_new.receive(info, env, fd)
+    except Exception as exc:
+        log.error("live handoff: cannot take over: %s", exc)
+        print(f"herdr: live handoff: {exc}", file=sys.stderr)
+        return 1
+    log.info("adopting", extra={"socket": str(info.socket_path), "panes": len(received.ptys)})
+    try:
+        _run_loop(_serve_adopted(info, env, received))
+    finally:
+        socketfile.release_lock(received.lock_fd)
+    log.info("stopped")
+    return 0
+
+
+async def _serve_adopted(
+    info: ServerInfo, env: Mapping[str, str], received: handoff_new.Received
+) -> None:
+    server = build_server(info, env)
+    panes = handoff_new.adopt(server, received.doc, received.ptys)
+    dispatcher = Dispatcher(server, build_table())
+    listener = Listener(
+        dispatcher.handle_line, max_connections=limits.max_connections_of(server.panes)
+    )
+    sock = socket.socket(fileno=received.listen_fd)
+    await listener.adopt(sock)
+    # Blocking on purpose: no callback (PTY read, accept) runs before the old server lets go.
+    if not handoff_new.confirm(received, panes):
+        logging.shutdown()
+        os._exit(3)  # the old server kept the panes: leave now, touching none of them
+    server.persistence.start(restore=False)
+    server.persistence.mark_dirty()
+    server.cwd.start()
+    ident = socketfile.identity(info.socket_path)
+    await _main(server, listener, env, ident, received.lock_fd)
+
+
+async def _serve(info: ServerInfo, env: Mapping[str, str], lock_fd: int) -> None:
     server = build_server(info, env)
     server.persistence.start()  # restore session.json before any client can connect
     server.cwd.start()
@@ -117,6 +166,19 @@ async def _serve(info: ServerInfo, env: Mapping[str, str]) -> None:
         os.umask(old_umask)
     os.chmod(info.socket_path, 0o600)
     ident = socketfile.identity(info.socket_path)
+    await _main(server, listener, env, ident, lock_fd)
+
+
+async def _main(
+    server: Server,
+    listener: Listener,
+    env: Mapping[str, str],
+    ident: tuple[int, int],
+    lock_fd: int,
+) -> None:
+    """Serve until stopped; after a live handoff, leave the panes and socket alone."""
+    info = server.info
+    server.panes.handoff = HandoffControl(listener, lock_fd)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         loop.add_signal_handler(signum, server.request_stop, signal.Signals(signum).name)
@@ -128,15 +190,19 @@ async def _serve(info: ServerInfo, env: Mapping[str, str]) -> None:
         await server.stopping.wait()
     finally:
         await updates.stop()
-        await _shutdown(server, listener)
-        try:
-            socketfile.remove_if_owned(info.socket_path, ident)
-        except OSError as err:  # a read-only/immutable dir must not turn exit into a crash
-            log.warning("cannot remove the socket file %s: %s", info.socket_path, err)
+        handed_off = server.panes.handoff is not None and server.panes.handoff.done
+        await _shutdown(server, listener, handed_off=handed_off)
+        if handed_off:
+            log.info("handed off: the new server owns the panes and the socket")
+        else:
+            try:
+                socketfile.remove_if_owned(info.socket_path, ident)
+            except OSError as err:  # a read-only/immutable dir must not crash the exit
+                log.warning("cannot remove the socket file %s: %s", info.socket_path, err)
 
 
-async def _shutdown(server: Server, listener: Listener) -> None:
-    server.bus.end_all("server_stopping")
+async def _shutdown(server: Server, listener: Listener, *, handed_off: bool = False) -> None:
+    server.bus.end_all("handoff" if handed_off else "server_stopping")
     await asyncio.sleep(0)  # let stream pumps write their end events
     steps: list[tuple[str, Callable[[], object]]] = [
         ("final save", server.persistence.shutdown),  # first: the panes are still alive
@@ -144,6 +210,9 @@ async def _shutdown(server: Server, listener: Listener) -> None:
         ("plugins", server.plugins.stop),
         ("panes", server.panes.shutdown),
     ]
+    if handed_off:  # the new server saves and owns the panes: signal no process
+        steps = [steps[1], steps[2]]
+        await asyncio.sleep(HANDOFF_GOODBYE_S)  # attach streams write their bye line
     for name, step in steps:
         try:
             outcome = step()

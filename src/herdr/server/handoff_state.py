@@ -57,7 +57,8 @@ class PaneState:
     osc_progress: str = ""
     modify_other_keys: int = 0
     restore_error: str | None = None
-    agent_blob: bytes | None = None  # pickled TerminalAgentState
+    agent_blob: bytes | None = None  # pickled agent state + detection loop (handoff_old)
+    revision: int = 0  # PaneInfo.revision continues (content_revision checks stay valid)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +78,7 @@ class HandoffDoc:
     session: dict[str, Any]  # session_to_json()
     panes: tuple[PaneState, ...] = ()
     last_seq: int = 0
+    evicted_upto: int = 0
     events: tuple[LoggedEvent, ...] = ()
     workspace_meta_blob: bytes | None = None
     version: int = HANDOFF_VERSION
@@ -278,6 +280,7 @@ def _pane_state_json(p: PaneState) -> dict[str, Any]:
         "modify_other_keys": p.modify_other_keys,
         "restore_error": p.restore_error,
         "agent_blob": _b64(p.agent_blob),
+        "revision": p.revision,
     }
 
 
@@ -297,6 +300,7 @@ def _pane_state(raw: Mapping[str, Any]) -> PaneState:
         modify_other_keys=int(raw.get("modify_other_keys", 0)),
         restore_error=raw.get("restore_error"),
         agent_blob=_unb64(raw.get("agent_blob")),
+        revision=int(raw.get("revision", 0)),
     )
 
 
@@ -310,6 +314,7 @@ def to_json(doc: HandoffDoc) -> dict[str, Any]:
         "session": doc.session,
         "panes": [_pane_state_json(p) for p in doc.panes],
         "last_seq": doc.last_seq,
+        "evicted_upto": doc.evicted_upto,
         "events": [{"seq": e.seq, "kind": e.kind, "data": e.data} for e in doc.events],
         "workspace_meta_blob": _b64(doc.workspace_meta_blob),
         "extra": doc.extra,
@@ -333,6 +338,7 @@ def from_json(raw: object) -> HandoffDoc:
             session=dict(raw["session"]),
             panes=tuple(_pane_state(p) for p in raw["panes"]),
             last_seq=int(raw["last_seq"]),
+            evicted_upto=int(raw.get("evicted_upto", 0)),
             events=tuple(
                 LoggedEvent(int(e["seq"]), str(e["kind"]), dict(e["data"])) for e in raw["events"]
             ),
