@@ -13,6 +13,7 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -169,6 +170,17 @@ def test_a_second_handoff_right_after_the_first(
     wait_until(lambda: not _alive(successors[0]), timeout=30, message="first successor lingers")
     assert _pid(server, sleeper) == pid
     assert _alive(pid)
+
+
+def test_many_fd_batches(herdr_env: HerdrEnv, successors: list[int]) -> None:
+    """Five panes in batches of two: three SCM_RIGHTS frames, every one acked."""
+    server = ServerHandle(herdr_env, herdr_env.start_server(env={"HERDR_TEST_HANDOFF_BATCH": "2"}))
+    panes = [_split(server, ["sleep", "300"]) for _ in range(5)]
+    pids = {pane: _pid(server, pane) for pane in panes}
+    result = _handoff(server, successors)
+    assert (result["handoff"]["panes"], result["handoff"]["fd_batches"]) == (5, 3)
+    _wait_old_gone(server)
+    assert {pane: _pid(server, pane) for pane in panes} == pids
 
 
 def test_exit_of_an_adopted_process_is_noticed(
@@ -360,6 +372,7 @@ def test_kill_9_of_the_new_server_mid_transfer_leaves_the_old_serving(
     pids = {pane: _pid(server, pane) for pane in panes}
     screens = {pane: _read(server, pane) for pane in panes}
     exe = _herdr_exe(server.root)
+    queued: list[dict[str, Any]] = []
     proc = subprocess.Popen(
         [sys.executable, "-m", "herdr", "server", "handoff", "--herdr", exe, "--json"],
         env=server.env,
@@ -372,12 +385,19 @@ def test_kill_9_of_the_new_server_mid_transfer_leaves_the_old_serving(
             lambda: _paused_successor(server.server.pid), timeout=60, message="no successor"
         )
         assert new_pid is not None
+        # frozen: a client connecting now waits in the backlog, it is not refused
+        pinger = threading.Thread(
+            target=lambda: queued.append(request(server.socket_path, "ping", {}, "queued"))
+        )
+        pinger.start()
         os.kill(new_pid, signal.SIGKILL)
         out, err = proc.communicate(timeout=HANDOFF_TIMEOUT)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+    pinger.join(30)
+    assert queued and queued[0]["result"]["type"] == "pong", queued
     assert proc.returncode == 1, (out, err)
     assert "handoff_failed" in err, err
     assert server.server.alive()

@@ -164,13 +164,18 @@ def _adopt_agent(server: Server, state: hs.PaneState) -> None:
 
 
 def old_server_gone(pid: int) -> bool:
+    """Whether the old server is dead (a zombie counts: it holds no descriptors)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return True
     except PermissionError:
         return False
-    return False
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):
+        return False
 
 
 def confirm(received: Received, panes: int) -> bool:
