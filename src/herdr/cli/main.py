@@ -234,7 +234,9 @@ def _add_server(nouns: Nouns) -> None:
     )
     server.set_defaults(handler=_lazy("herdr.cli.server", "run_server"))
     # internal: the new server of a live handoff (started by the old one)
-    server.add_argument("--handoff-fd", type=int, default=None, help="==SUPPRESS==")
+    from argparse import SUPPRESS  # argparse is loaded already: we are building parsers
+
+    server.add_argument("--handoff-fd", type=int, default=None, help=SUPPRESS)
     verbs = add_verbs(server, "herdr server", required=False)
     handoff = verbs.add_parser(
         "handoff",
