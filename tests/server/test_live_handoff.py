@@ -172,6 +172,35 @@ def test_a_second_handoff_right_after_the_first(
     assert _alive(pid)
 
 
+SLOW_NEVER_READY = "#!/bin/sh\nsleep 3\nexit 1\n"
+
+
+def test_a_second_handoff_while_one_runs_is_refused(herdr_server: ServerHandle) -> None:
+    server = herdr_server
+    pane = _split(server, ["sleep", "300"])
+    pid = _pid(server, pane)
+    exe = _script(server.root, "slow-herdr", SLOW_NEVER_READY)
+    first: list[dict[str, Any]] = []
+    runner = threading.Thread(
+        target=lambda: first.append(
+            _request(server.socket_path, "server.live_handoff", {"import_exe": exe})
+        )
+    )
+    runner.start()
+    try:
+        wait_until(
+            lambda: "started the new server" in _log(server), timeout=30, message="not started"
+        )
+        second = _request(server.socket_path, "server.live_handoff", {"import_exe": exe})
+        assert code(second) == "handoff_failed"
+        assert "already in progress" in second["error"]["message"]
+        assert server.server.alive()  # served while the first waits for its successor
+    finally:
+        runner.join(HANDOFF_TIMEOUT)
+    assert code(first[0]) == "handoff_failed"
+    assert _pid(server, pane) == pid
+
+
 def test_many_fd_batches(herdr_env: HerdrEnv, successors: list[int]) -> None:
     """Five panes in batches of two: three SCM_RIGHTS frames, every one acked."""
     server = ServerHandle(herdr_env, herdr_env.start_server(env={"HERDR_TEST_HANDOFF_BATCH": "2"}))

@@ -265,6 +265,7 @@ async def _run(
             wire.send_frame(sock, {"kind": "abort", "message": refusal[1]})
         raise ApiError(*refusal)
     host = server.panes
+    frozen_at = time.monotonic()
     ctl.listener.pause_accepting()
     frozen = [t.pty for t in host.terminals.values() if t.pty is not None]
     for pty in frozen:
@@ -296,6 +297,8 @@ async def _run(
             "fd_batches": len(batches),
             "new_version": ready.get("version"),
             "adopted": adopted.get("panes"),
+            # output and new connections waited this long (the switch window)
+            "frozen_ms": int((time.monotonic() - frozen_at) * 1000),
         },
     }
 
