@@ -436,6 +436,71 @@ def test_kill_9_of_the_new_server_mid_transfer_leaves_the_old_serving(
     assert ok(server.request("workspace.create", {}))  # accepting and changing again
 
 
+def _start_paused_handoff(
+    herdr_env: HerdrEnv, pause_after: str
+) -> tuple[ServerHandle, dict[str, int], subprocess.Popen[str], int]:
+    """Five sleep panes, a CLI handoff in the background, and the new server's pid once
+    the test hook paused it (fd batches of two)."""
+    server = ServerHandle(
+        herdr_env,
+        herdr_env.start_server(
+            env={"HERDR_TEST_HANDOFF_BATCH": "2", "HERDR_TEST_HANDOFF_PAUSE_AFTER": pause_after}
+        ),
+    )
+    panes = [_split(server, ["sleep", "300"]) for _ in range(5)]
+    pids = {pane: _pid(server, pane) for pane in panes}
+    exe = _herdr_exe(server.root)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "herdr", "server", "handoff", "--herdr", exe, "--json"],
+        env=server.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_until(lambda: "handoff test pause" in _log(server), timeout=60, message="no pause")
+    new_pid = _paused_successor(server.server.pid)
+    assert new_pid is not None
+    return server, pids, proc, new_pid
+
+
+def test_kill_9_of_the_old_server_mid_transfer_hangs_up_the_panes(herdr_env: HerdrEnv) -> None:
+    """Neither side has them all: the new one leaves, every PTY closes, the pane
+    processes get SIGHUP (no PTY is left without an owner, no process keeps running)."""
+    server, pids, cli, new_pid = _start_paused_handoff(herdr_env, "1")
+    try:
+        os.kill(server.server.pid, signal.SIGKILL)
+        server.server.proc.wait(30)
+        with contextlib.suppress(TimeoutError):
+            wait_until(functools.partial(_gone, new_pid), timeout=30)
+        assert _gone(new_pid), (Path(f"/proc/{new_pid}/stat").read_text(), _log(server))
+        for pid in pids.values():
+            wait_until(functools.partial(_gone, pid), timeout=30, message=f"{pid} orphaned")
+        assert not pings(server.socket_path)
+    finally:
+        cli.kill()
+        cli.wait()
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(new_pid, signal.SIGKILL)
+
+
+def test_kill_9_of_the_old_server_after_adoption_leaves_the_new_one_serving(
+    herdr_env: HerdrEnv, successors: list[int]
+) -> None:
+    """The new one holds everything and its peer is dead: it keeps the panes."""
+    server, pids, cli, new_pid = _start_paused_handoff(herdr_env, "adopted")
+    successors.append(new_pid)
+    try:
+        os.kill(server.server.pid, signal.SIGKILL)
+        server.server.proc.wait(30)
+        wait_until(lambda: pings(server.socket_path), timeout=30, message="nobody serves")
+        assert {pane: _pid(server, pane) for pane in pids} == pids
+        assert all(_alive(pid) for pid in pids.values())
+        ok(server.request("pane.send_text", {"pane_id": next(iter(pids)), "text": "x"}))
+    finally:
+        cli.kill()
+        cli.wait()
+
+
 def _paused_successor(parent: int) -> int | None:
     """The new server once it holds PTY masters (it pauses after the first batch)."""
     for entry in Path("/proc").iterdir():

@@ -141,6 +141,8 @@ async def _serve_adopted(
     sock = socket.socket(fileno=received.listen_fd)
     await listener.adopt(sock)
     # Blocking on purpose: no callback (PTY read, accept) runs before the old server lets go.
+    if handoff_new.pause_before_confirm(env):
+        handoff_new.test_pause(received.sock)
     if not handoff_new.confirm(received, panes):
         logging.shutdown()
         os._exit(3)  # the old server kept the panes: leave now, touching none of them

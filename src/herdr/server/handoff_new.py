@@ -9,8 +9,10 @@ its panes, or failed) it exits at once, closing its copies of the descriptors an
 signalling no pane process. Only if the old server is gone, too, does it keep them:
 somebody must own the PTYs.
 
-Test hook: ``HERDR_TEST_HANDOFF_PAUSE_AFTER=N`` makes it stop for an hour after it
-acked N fd batches (0: before the first), so a test can kill it mid-transfer.
+Test hook: ``HERDR_TEST_HANDOFF_PAUSE_AFTER=N`` makes it stop after it acked N fd
+batches (0: before the first), ``=adopted`` once it adopted everything (before it says
+so); it logs ``handoff test pause`` and waits until the old server closes the channel
+(at most an hour), so a test can kill either side mid-transfer.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import select
 import socket
-import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -39,6 +41,7 @@ log = logging.getLogger("herdr.server.handoff")
 STEP_TIMEOUT_S = 60.0
 RELEASE_TIMEOUT_S = 60.0
 PAUSE_ENV = "HERDR_TEST_HANDOFF_PAUSE_AFTER"
+ADOPTED = "adopted"
 
 
 class Received:
@@ -83,13 +86,11 @@ def receive(info: ServerInfo, env: Mapping[str, str], fd: int) -> Received:
     pause_after = _pause_after(env)
     ptys: list[int] = []
     for index in range(int(header.get("batches", 0))):
-        if pause_after is not None and index >= pause_after:
-            time.sleep(3600)
+        if pause_after == index:
+            test_pause(sock)
         _h, _b, batch = wire.expect(sock, "batch", STEP_TIMEOUT_S)
         ptys += batch
         wire.send_frame(sock, {"kind": "ack", "index": index, "fds": len(batch)})
-    if pause_after is not None and pause_after <= int(header.get("batches", 0)):
-        time.sleep(3600)
     if len(ptys) != len(doc.panes):
         raise wire.HandoffWireError(f"{len(doc.panes)} panes but {len(ptys)} PTY descriptors")
     return Received(sock, doc, listen_fd, lock_fd, ptys)
@@ -97,11 +98,23 @@ def receive(info: ServerInfo, env: Mapping[str, str], fd: int) -> Received:
 
 def _pause_after(env: Mapping[str, str]) -> int | None:
     raw = env.get(PAUSE_ENV)
-    if raw is None:
+    if raw is None or raw == ADOPTED:
         return None
     with contextlib.suppress(ValueError):
         return max(0, int(raw))
     return None
+
+
+def pause_before_confirm(env: Mapping[str, str]) -> bool:
+    return env.get(PAUSE_ENV) == ADOPTED
+
+
+def test_pause(sock: socket.socket) -> None:
+    """The test hook's stop: until the old server closes its end (or an hour)."""
+    log.warning("handoff test pause", extra={"event": "handoff.test_pause"})
+    poller = select.poll()
+    poller.register(sock, select.POLLRDHUP)  # not POLLIN: the next frame may be waiting
+    poller.poll(3600_000)
 
 
 def adopt(server: Server, doc: hs.HandoffDoc, ptys: list[int]) -> int:
