@@ -334,6 +334,7 @@ class Listener:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._spare: int | None = None
         self._resume: asyncio.TimerHandle | None = None
+        self._held = False  # pause_accepting: a live handoff holds the backlog
         self._tasks: set[asyncio.Task[None]] = set()
         self._throttles: dict[str, limits.Throttle] = {}
 
@@ -369,11 +370,14 @@ class Listener:
         return self._sock.fileno() if self._sock is not None else None
 
     def pause_accepting(self) -> None:
-        """Leave new connections in the backlog (a live handoff hands them over)."""
+        """Leave new connections in the backlog (a live handoff hands them over); an
+        accept-error pause pending now does not end it (see `_unpause`)."""
+        self._held = True
         if self._loop is not None and self._sock is not None:
             self._loop.remove_reader(self._sock.fileno())
 
     def resume_accepting(self) -> None:
+        self._held = False
         if self._loop is not None and self._sock is not None and self._resume is None:
             self._loop.add_reader(self._sock.fileno(), self._on_readable)
 
@@ -488,7 +492,7 @@ class Listener:
         self._resume = None
         if self._spare is None:
             self._spare = _open_spare()
-        if self._loop is not None and self._sock is not None:
+        if self._loop is not None and self._sock is not None and not self._held:
             self._loop.add_reader(self._sock.fileno(), self._on_readable)
 
     def _log(self, kind: str, level: int, msg: str, *args: object, **extra: object) -> None:
