@@ -17,7 +17,7 @@ import signal
 import socket
 import sys
 from collections.abc import Callable, Coroutine, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 from herdr.config import safe_paths, server_settings
 from herdr.runtime.events import EventBus
@@ -132,25 +132,35 @@ def _run_adopted(info: ServerInfo, env: Mapping[str, str], fd: int) -> int:
 async def _serve_adopted(
     info: ServerInfo, env: Mapping[str, str], received: handoff_new.Received
 ) -> None:
-    server = build_server(info, env)
-    panes = handoff_new.adopt(server, received.doc, received.ptys)
-    dispatcher = Dispatcher(server, build_table())
-    listener = Listener(
-        dispatcher.handle_line, max_connections=limits.max_connections_of(server.panes)
-    )
-    sock = socket.socket(fileno=received.listen_fd)
-    await listener.adopt(sock)
-    # Blocking on purpose: no callback (PTY read, accept) runs before the old server lets go.
+    # Blocking on purpose: no callback (PTY read, accept) may run before the old server
+    # lets go, and on any failure we leave at once (a loop shutdown would run them).
+    try:
+        server = build_server(info, env)
+        panes = handoff_new.adopt(server, received.doc, received.ptys)
+        dispatcher = Dispatcher(server, build_table())
+        listener = Listener(
+            dispatcher.handle_line, max_connections=limits.max_connections_of(server.panes)
+        )
+        await listener.adopt(socket.socket(fileno=received.listen_fd))
+    except Exception as exc:
+        log.exception("live handoff: cannot adopt the session")
+        handoff_new.refuse(received, f"the new server cannot adopt the session: {exc!r}")
+        _leave(1)
     if handoff_new.pause_before_confirm(env):
         handoff_new.test_pause(received.sock)
     if not handoff_new.confirm(received, panes):
-        logging.shutdown()
-        os._exit(3)  # the old server kept the panes: leave now, touching none of them
+        _leave(3)  # the old server kept the panes
     server.persistence.start(restore=False)
     server.persistence.mark_dirty()
     server.cwd.start()
     ident = socketfile.identity(info.socket_path)
     await _main(server, listener, env, ident, received.lock_fd)
+
+
+def _leave(code: int) -> NoReturn:
+    """Exit now, touching no pane: the old server still owns every one."""
+    logging.shutdown()
+    os._exit(code)
 
 
 async def _serve(info: ServerInfo, env: Mapping[str, str], lock_fd: int) -> None:

@@ -176,6 +176,12 @@ def _adopt_agent(server: Server, state: hs.PaneState) -> None:
     pa.wake.set()
 
 
+def refuse(received: Received, message: str) -> None:
+    """Tell the old server why we cannot take over (it keeps everything)."""
+    with contextlib.suppress(wire.HandoffWireError):
+        wire.send_frame(received.sock, {"kind": "error", "message": message})
+
+
 def old_server_gone(pid: int) -> bool:
     """Whether the old server is dead (a zombie counts: it holds no descriptors)."""
     try:
