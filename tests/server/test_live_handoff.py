@@ -329,6 +329,27 @@ def test_a_blocked_fake_agent_is_blocked_after(herdr_env: HerdrEnv, successors: 
     wait_status(server, pane, "idle", "done", "working")
 
 
+def test_an_agent_on_the_alternate_screen(herdr_env: HerdrEnv, successors: list[int]) -> None:
+    """The transcript viewer (alternate screen) reads the same after the handoff, and the
+    agent keeps drawing through the new server (it redraws its primary screen on close;
+    the primary kept under an alternate one is checked in test_replay_snapshot.py)."""
+    bin_dir = agent_bin(herdr_env.root)
+    herdr_env.env["PATH"] = f"{bin_dir}{os.pathsep}{herdr_env.env.get('PATH', '')}"
+    server = ServerHandle(herdr_env, herdr_env.start_server())
+    pane = _split(server)
+    launch(server, pane, "codex")
+    primary = _read(server, pane)
+    ok(server.request("pane.send_keys", {"pane_id": pane, "keys": ["ctrl+o"]}))
+    wait_until(lambda: "q to quit" in screen(server, pane), timeout=10)
+    alternate = _read(server, pane)
+    _handoff(server, successors)
+    _wait_old_gone(server)
+    assert _read(server, pane) == alternate
+    ok(server.request("pane.send_keys", {"pane_id": pane, "keys": ["ctrl+o"]}))
+    wait_until(lambda: "q to quit" not in screen(server, pane), timeout=10)
+    assert _read(server, pane) == primary
+
+
 def test_protocol_mismatch_changes_nothing(herdr_server: ServerHandle) -> None:
     server = herdr_server
     pane = _split(server, ["sleep", "300"])
