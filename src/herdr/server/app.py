@@ -150,6 +150,7 @@ async def _serve_adopted(
         handoff_new.test_pause(received.sock)
     if not handoff_new.confirm(received, panes):
         _leave(3)  # the old server kept the panes
+    handoff_new.detach_stderr()  # it went to the old server's scratch file; we log to server.log
     server.persistence.start(restore=False)
     server.persistence.mark_dirty()
     server.cwd.start()

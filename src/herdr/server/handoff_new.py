@@ -176,6 +176,15 @@ def _adopt_agent(server: Server, state: hs.PaneState) -> None:
     pa.wake.set()
 
 
+def detach_stderr() -> None:
+    """Point stderr at /dev/null, as a normal daemon start does: until now it was the
+    old server's scratch file (read for the caller's error message on failure)."""
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+
+
 def refuse(received: Received, message: str) -> None:
     """Tell the old server why we cannot take over (it keeps everything)."""
     with contextlib.suppress(wire.HandoffWireError):
