@@ -40,6 +40,7 @@ log = logging.getLogger("herdr.server.handoff")
 
 STEP_TIMEOUT_S = 60.0
 RELEASE_TIMEOUT_S = 60.0
+GONE_WAIT_S = 5.0
 PAUSE_ENV = "HERDR_TEST_HANDOFF_PAUSE_AFTER"
 ADOPTED = "adopted"
 
@@ -191,19 +192,22 @@ def refuse(received: Received, message: str) -> None:
         wire.send_frame(received.sock, {"kind": "error", "message": message})
 
 
-def old_server_gone(pid: int) -> bool:
-    """Whether the old server is dead (a zombie counts: it holds no descriptors)."""
+def old_server_gone(pid: int, wait_s: float = GONE_WAIT_S) -> bool:
+    """Whether the old server died (rather than took its panes back). A dying process
+    closes its descriptors before it is a zombie, so its end of the channel can close
+    a moment before it is gone: wait (its pidfd turns readable once it has exited). One
+    that is alive and taking its panes back kills us meanwhile."""
     try:
-        os.kill(pid, 0)
+        pidfd = os.pidfd_open(pid)
     except ProcessLookupError:
         return True
-    except PermissionError:
+    except OSError:
         return False
     try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
-    except (OSError, IndexError):
-        return False
+        ready, _w, _x = select.select([pidfd], [], [], wait_s)
+        return bool(ready)
+    finally:
+        os.close(pidfd)
 
 
 def confirm(received: Received, panes: int) -> bool:
