@@ -557,17 +557,3 @@ def test_200_panes_hand_off(herdr_env: HerdrEnv, successors: list[int]) -> None:
     _wait_old_gone(server)
     assert {p: _pid(server, p) for p in pids} == pids
     assert all(_alive(pid) for pid in pids.values())
-
-
-def test_the_cli_hands_off(herdr_server: ServerHandle, successors: list[int]) -> None:
-    server = herdr_server
-    pane = _split(server, ["sleep", "300"])
-    pid = _pid(server, pane)
-    done = server.cli("server", "handoff", "--herdr", _herdr_exe(server.root), timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert "handed off 1 pane(s)" in done.stdout
-    new_pid = int(done.stdout.split("pid ")[1].split(",")[0])
-    successors.append(new_pid)
-    _wait_old_gone(server)
-    assert _pid(server, pane) == pid
-    assert request(server.socket_path, "ping", {})["result"]["capabilities"]["live_handoff"]
