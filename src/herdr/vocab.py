@@ -134,6 +134,8 @@ class ErrorCode(StrEnum):
     WORKTREE_OPERATION_IN_PROGRESS = "worktree_operation_in_progress"
     WORKSPACE_GROUP_CLOSE_REQUIRED = "workspace_group_close_required"
     REPOSITORY_NOT_TRUSTED = "repository_not_trusted"  # git refuses it for its owner
+    # Live handoff: the new server could not take over; this one keeps serving.
+    HANDOFF_FAILED = "handoff_failed"
     # CLI-local session commands (never sent over the socket).
     INVALID_SESSION_NAME = "invalid_session_name"
     SESSION_STOP_FAILED = "session_stop_failed"

@@ -41,11 +41,7 @@ REFERENCE_METHODS: tuple[str, ...] = tuple(
 
 # Methods that today answer "method X is not supported by this server yet". When one
 # lands, its case below fails: move it out of this set (its params are already here).
-NOT_YET = frozenset(
-    {
-        "server.live_handoff",  # live handoff is its own issue
-    }
-)
+NOT_YET: frozenset[str] = frozenset()
 
 # Methods whose faithful answer to these params is one of herdr 0.9's own refusals.
 REFUSED = {
@@ -54,6 +50,9 @@ REFUSED = {
     "pane.graphics.info": "feature_disabled",
     "client_shell.surface.set": "connection_local_only",  # a lease lives on client.attach
     "product_announcement.dismiss": "stale_announcement",  # no announcement is current
+    # A real handoff would replace the shared server: point it at a missing executable
+    # (the success result is validated in tests/server/test_live_handoff.py).
+    "server.live_handoff": "handoff_failed",
 }
 
 # Methods of ours that herdr's protocol 22 does not have (our own extensions).
@@ -232,7 +231,10 @@ def _worktree_remove(w: World) -> dict[str, Any]:
 CASES: dict[str, Params] = {
     "ping": lambda w: {"client_version": "0.9.0"},
     "server.stop": lambda w: {},  # run on a server of its own, see test_server_stop
-    "server.live_handoff": lambda w: {"expected_protocol": protocol.PROTOCOL_VERSION},
+    "server.live_handoff": lambda w: {
+        "expected_protocol": protocol.PROTOCOL_VERSION,
+        "import_exe": "/nonexistent/herdr-for-compat",
+    },
     "server.reload_config": lambda w: {},
     "server.agent_manifests": lambda w: {},
     "server.reload_agent_manifests": lambda w: {},

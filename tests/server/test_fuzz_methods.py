@@ -78,6 +78,7 @@ EXTRA_CODES = frozenset(
         "worktree_list_failed",
         "worktree_open_failed",
         "worktree_remove_failed",
+        "handoff_failed",
     }
 )
 KNOWN_CODES = (protocol.ERROR_CODES | EXTRA_CODES) - {protocol.INTERNAL_ERROR}

@@ -43,11 +43,11 @@ def line(doc: object) -> bytes:
             id="unknown-method-megabyte",
         ),
         pytest.param(
-            {"id": "b", "method": "server.live_handoff", "params": {}},
+            {"id": "b", "method": "server.live_handoff", "params": {"import_exe": "/nonexistent"}},
             "b",
-            "invalid_request",
-            "not supported",
-            id="known-unimplemented",
+            "handoff_failed",
+            "cannot start the new server",
+            id="handoff-to-a-missing-executable",
         ),
         pytest.param(
             {"id": "c", "method": "ping"}, "c", "invalid_request", "params", id="params-missing"

@@ -29,7 +29,7 @@ def test_ping_on_default_socket_with_private_modes(herdr_server: ServerHandle) -
     assert isinstance(doc["result"]["version"], str)
     assert doc["result"]["protocol"] == 22
     assert doc["result"]["capabilities"] == {
-        "live_handoff": False,
+        "live_handoff": True,
         "detached_server_daemon": True,
         "endpoint_protocol_generation": None,
         "health_check": True,

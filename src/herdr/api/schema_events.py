@@ -126,11 +126,11 @@ _EVENT_DATA: Final[dict[str, Json]] = {
     protocol.SUBSCRIPTION_ENDED: describe(
         obj(
             subscription=OBJECT,
-            reason=enum("pane_closed", "server_stopping", protocol.REGEX_TIMEOUT),
+            reason=enum("pane_closed", "server_stopping", "handoff", protocol.REGEX_TIMEOUT),
             pane_id=OPT_STRING,
             message=OPT_STRING,
         ),
-        "herdr-python: a subscription item ended (its pane closed, its regex was too slow)",
+        "herdr-python: a subscription item ended (pane closed, regex too slow, server gone)",
     ),
 }
 

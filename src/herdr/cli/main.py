@@ -279,7 +279,18 @@ def _add_server(nouns: Nouns) -> None:
         description="Without a verb: run the server in the foreground until stopped.",
     )
     server.set_defaults(handler=_lazy("herdr.cli.server", "run_server"))
+    # internal: the new server of a live handoff (started by the old one)
+    from argparse import SUPPRESS  # argparse is loaded already: we are building parsers
+
+    server.add_argument("--handoff-fd", type=int, default=None, help=SUPPRESS)
     verbs = add_verbs(server, "herdr server", required=False)
+    handoff = verbs.add_parser(
+        "handoff",
+        help="hand every pane to a new server process (live handoff: agents keep running)",
+    )
+    handoff.add_argument("--herdr", metavar="PATH", help="the herdr to start (default: PATH's)")
+    handoff.add_argument("--json", action="store_true", help="print JSON")
+    handoff.set_defaults(handler=_lazy("herdr.cli.server", "run_handoff"))
     stop = verbs.add_parser("stop", help="stop the server and its panes")
     stop.set_defaults(handler=_lazy("herdr.cli.server", "server_stop"))
     reload_config = verbs.add_parser(

@@ -37,7 +37,7 @@ def run_server(args: argparse.Namespace) -> int:
         return 1
     from herdr.server.app import run
 
-    return run(info, os.environ)
+    return run(info, os.environ, getattr(args, "handoff_fd", None))
 
 
 def wait_gone(path: str, timeout: float = STOP_WAIT_S) -> bool:
@@ -90,3 +90,31 @@ def run_reload_config(args: argparse.Namespace) -> int:
     for line in read_health().lines():
         sys.stderr.write(line + "\n")
     return 1 if status in ("failed", "partial") else 0
+
+
+HANDOFF_TIMEOUT_S = 300.0  # 200 panes on a loaded machine; the server bounds each step
+
+
+def run_handoff(args: argparse.Namespace) -> int:
+    """``herdr server handoff``: a new server process takes over every pane (same pids,
+    screens and agent states); attached clients reconnect. On failure the running
+    server keeps everything and the error says why."""
+    from herdr.cli.transport import request_or_exit
+
+    params: dict[str, object] = {}
+    if args.herdr:
+        params["import_exe"] = os.path.abspath(args.herdr)
+    envelope = request_or_exit(args, "server.live_handoff", params, timeout=HANDOFF_TIMEOUT_S)
+    if args.json:
+        print_json(envelope)
+        return 0
+    result = envelope.get("result")
+    info = result.get("handoff") if isinstance(result, dict) else None
+    if isinstance(info, dict):
+        print(
+            f"handed off {info.get('panes')} pane(s) to a new server (pid {info.get('new_pid')},"
+            f" herdr {info.get('new_version')}) in {info.get('elapsed_ms')} ms"
+        )
+    else:
+        print("handed off")
+    return 0

@@ -104,6 +104,8 @@ MAX_TOAST_S = 60.0  # a toast never stays longer, whatever the server says
 TITLE_SAVE = b"\x1b[22;2t"
 TITLE_RESTORE = b"\x1b]2;\x1b\\\x1b[23;2t"
 
+REATTACH_S = 10.0  # after a live handoff: how long the new server may take to answer
+REATTACH_RETRY_S = 0.05
 ExitReason = Literal["detached", "empty", "server_stopped", "server_lost", "error", "switch"]
 Handler = Callable[[Any], None]
 
@@ -196,7 +198,7 @@ class App:
         self._on_message: dict[type[Any], Handler] = {
             Rows: self.apply_rows,
             State: lambda msg: self.apply_state(msg.state),
-            Bye: lambda _msg: self.finish("server_stopped"),
+            Bye: self._on_bye,
             ToastLine: self.show_toast,
             WindowTitle: self.set_window_title,
             PopupOpened: self.popup_opened,
@@ -387,6 +389,32 @@ class App:
 
     def _on_stream_lost(self, detail: str) -> None:
         self.finish("server_lost", detail)
+
+    def _on_bye(self, msg: Bye) -> None:
+        """The server stops; after a live handoff a new one already listens on the same
+        socket: reattach there (keys typed in the switch window are dropped)."""
+        if msg.reason != "handoff":
+            self.finish("server_stopped")
+            return
+        self.conn.close()
+        self.spawn(self._reattach())
+
+    async def _reattach(self) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + REATTACH_S
+        cols, rows = self.sent_area or (0, 0)
+        params = AttachParams(cols=cols, rows=rows, workspace_id=self.ws_id, tab_id=self.tab_id)
+        while True:
+            try:
+                await self.conn.attach(params)
+                break
+            except (OSError, ConnectionError, ValueError) as exc:
+                if loop.time() >= deadline:
+                    self.finish("server_lost", f"no server after the handoff: {exc}")
+                    return
+                await asyncio.sleep(REATTACH_RETRY_S)
+        self.conn.listen(self._on_stream_lines, self._on_stream_lost)
+        self.notice("the server was handed off to a new process; reattached")
 
     def apply_rows(self, msg: Rows) -> None:
         pane_id = msg.pane_id

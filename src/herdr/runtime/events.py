@@ -340,6 +340,26 @@ class EventBus:
     def oldest_seq(self) -> int | None:
         return self._log[0].seq if self._log else None
 
+    def logged(self) -> list[Event]:
+        """The logged events, oldest first (a live handoff carries them over)."""
+        return list(self._log)
+
+    @property
+    def evicted_upto(self) -> int:
+        """The newest seq dropped from the log (a ``since_seq`` before it is a gap)."""
+        return self._evicted_upto
+
+    def adopt_log(
+        self, last_seq: int, evicted_upto: int, events: Iterable[tuple[int, str, Data]]
+    ) -> None:
+        """Continue another server's sequence: its counter, its logged events and its
+        eviction mark, so ``since_seq`` replays resume here (live handoff). Call before
+        anything is published."""
+        for seq, kind, data in events:
+            self._remember(Event(seq, kind, data))
+        self._seq = max(self._seq, last_seq)
+        self._evicted_upto = max(self._evicted_upto, evicted_upto)
+
     def wants(self, kind: str) -> bool:
         """Whether anyone listens for ``kind`` (lets hot paths skip building events)."""
         return self._interest[kind] > 0

@@ -14,18 +14,20 @@ import contextlib
 import logging
 import os
 import signal
+import socket
 import sys
 from collections.abc import Callable, Coroutine, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 from herdr.config import safe_paths, server_settings
 from herdr.runtime.events import EventBus
-from herdr.server import limits, logs, manifest_notice, socketfile
+from herdr.server import handoff_new, limits, logs, manifest_notice, socketfile
 from herdr.server.attach import AttachRegistry
 from herdr.server.claim import claim_dirs
 from herdr.server.core import ServerCore, encode
 from herdr.server.cwd_sampler import CwdSampler
 from herdr.server.dispatch import Dispatcher
+from herdr.server.handoff_control import HandoffControl
 from herdr.server.info import ServerInfo
 from herdr.server.manifest_updates import ManifestUpdater
 from herdr.server.manifest_watch import ManifestWatcher
@@ -39,10 +41,16 @@ from herdr.server.wiring import Server
 from herdr.server.worktree_ops import WorktreeOps
 
 log = logging.getLogger("herdr.server")
+HANDOFF_GOODBYE_S = 0.1
 
 
-def run(info: ServerInfo, env: Mapping[str, str]) -> int:
-    """Run a server in the foreground until stopped; returns the exit code."""
+def run(info: ServerInfo, env: Mapping[str, str], handoff_fd: int | None = None) -> int:
+    """Run a server in the foreground until stopped; returns the exit code.
+
+    With ``handoff_fd`` this is the new server of a live handoff (`handoff_new`): the
+    socket, the lock and the panes come from the old server instead."""
+    if handoff_fd is not None:
+        return _run_adopted(info, env, handoff_fd)
     path = info.socket_path
     try:
         socketfile.check_length(path)
@@ -63,7 +71,7 @@ def run(info: ServerInfo, env: Mapping[str, str]) -> int:
             "starting",
             extra={"socket": str(path), "session": info.session, "replaced_stale": stale},
         )
-        _run_loop(_serve(info, env))
+        _run_loop(_serve(info, env, lock_fd))
         log.info("stopped")
         return 0
     finally:
@@ -103,7 +111,61 @@ def build_server(info: ServerInfo, env: Mapping[str, str]) -> Server:
     )
 
 
-async def _serve(info: ServerInfo, env: Mapping[str, str]) -> None:
+def _run_adopted(info: ServerInfo, env: Mapping[str, str], fd: int) -> int:
+    """The new server of a live handoff: receive, adopt, serve (see `handoff_new`)."""
+    try:
+        logs.setup(info.state_dir)
+        limits.raise_nofile_limit()
+        received = handoff_new.receive(info, env, fd)
+    except Exception as exc:
+        log.error("live handoff: cannot take over: %s", exc)
+        print(f"herdr: live handoff: {exc}", file=sys.stderr)
+        return 1
+    log.info("adopting", extra={"socket": str(info.socket_path), "panes": len(received.ptys)})
+    try:
+        _run_loop(_serve_adopted(info, env, received))
+    finally:
+        socketfile.release_lock(received.lock_fd)
+    log.info("stopped")
+    return 0
+
+
+async def _serve_adopted(
+    info: ServerInfo, env: Mapping[str, str], received: handoff_new.Received
+) -> None:
+    # Blocking on purpose: no callback (PTY read, accept) may run before the old server
+    # lets go, and on any failure we leave at once (a loop shutdown would run them).
+    try:
+        server = build_server(info, env)
+        panes = handoff_new.adopt(server, received.doc, received.ptys)
+        dispatcher = Dispatcher(server, build_table())
+        listener = Listener(
+            dispatcher.handle_line, max_connections=limits.max_connections_of(server.panes)
+        )
+        await listener.adopt(socket.socket(fileno=received.listen_fd))
+    except Exception as exc:
+        log.exception("live handoff: cannot adopt the session")
+        handoff_new.refuse(received, f"the new server cannot adopt the session: {exc!r}")
+        _leave(1)
+    if handoff_new.pause_before_confirm(env):
+        handoff_new.test_pause(received.sock)
+    if not handoff_new.confirm(received, panes):
+        _leave(3)  # the old server kept the panes
+    handoff_new.detach_stderr()  # it went to the old server's scratch file; we log to server.log
+    server.persistence.start(restore=False)
+    server.persistence.mark_dirty()
+    server.cwd.start()
+    ident = socketfile.identity(info.socket_path)
+    await _main(server, listener, env, ident, received.lock_fd)
+
+
+def _leave(code: int) -> NoReturn:
+    """Exit now, touching no pane: the old server still owns every one."""
+    logging.shutdown()
+    os._exit(code)
+
+
+async def _serve(info: ServerInfo, env: Mapping[str, str], lock_fd: int) -> None:
     server = build_server(info, env)
     server.persistence.start()  # restore session.json before any client can connect
     server.cwd.start()
@@ -118,6 +180,19 @@ async def _serve(info: ServerInfo, env: Mapping[str, str]) -> None:
         os.umask(old_umask)
     os.chmod(info.socket_path, 0o600)
     ident = socketfile.identity(info.socket_path)
+    await _main(server, listener, env, ident, lock_fd)
+
+
+async def _main(
+    server: Server,
+    listener: Listener,
+    env: Mapping[str, str],
+    ident: tuple[int, int],
+    lock_fd: int,
+) -> None:
+    """Serve until stopped; after a live handoff, leave the panes and socket alone."""
+    info = server.info
+    server.panes.handoff = HandoffControl(listener, lock_fd)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         loop.add_signal_handler(signum, server.request_stop, signal.Signals(signum).name)
@@ -133,15 +208,19 @@ async def _serve(info: ServerInfo, env: Mapping[str, str]) -> None:
     finally:
         await watcher.stop()
         await updates.stop()
-        await _shutdown(server, listener)
-        try:
-            socketfile.remove_if_owned(info.socket_path, ident)
-        except OSError as err:  # a read-only/immutable dir must not turn exit into a crash
-            log.warning("cannot remove the socket file %s: %s", info.socket_path, err)
+        handed_off = server.panes.handoff is not None and server.panes.handoff.done
+        await _shutdown(server, listener, handed_off=handed_off)
+        if handed_off:
+            log.info("handed off: the new server owns the panes and the socket")
+        else:
+            try:
+                socketfile.remove_if_owned(info.socket_path, ident)
+            except OSError as err:  # a read-only/immutable dir must not crash the exit
+                log.warning("cannot remove the socket file %s: %s", info.socket_path, err)
 
 
-async def _shutdown(server: Server, listener: Listener) -> None:
-    server.bus.end_all("server_stopping")
+async def _shutdown(server: Server, listener: Listener, *, handed_off: bool = False) -> None:
+    server.bus.end_all("handoff" if handed_off else "server_stopping")
     await asyncio.sleep(0)  # let stream pumps write their end events
     steps: list[tuple[str, Callable[[], object]]] = [
         ("final save", server.persistence.shutdown),  # first: the panes are still alive
@@ -149,6 +228,9 @@ async def _shutdown(server: Server, listener: Listener) -> None:
         ("plugins", server.plugins.stop),
         ("panes", server.panes.shutdown),
     ]
+    if handed_off:  # the new server saves and owns the panes: signal no process
+        steps = [steps[1], steps[2]]
+        await asyncio.sleep(HANDOFF_GOODBYE_S)  # attach streams write their bye line
     for name, step in steps:
         try:
             outcome = step()

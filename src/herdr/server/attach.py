@@ -814,7 +814,7 @@ async def serve_client(
                 if not await conn.drain():
                     break
         if core.stopping.is_set() and not conn.closed:
-            conn.write(encode_line(Bye(reason="server_stopping")))
+            conn.write(encode_line(Bye(reason=core.panes.stop_reason)))
             await conn.drain()
     finally:
         core.bus.unsubscribe(sub)

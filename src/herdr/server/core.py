@@ -56,11 +56,11 @@ class ServerCore:
         The server always runs detached from its clients; ``ping`` is the health probe;
         attach clients lease surface interest (a ``surface`` line, herdr's
         ``client_shell.surface.set``). We speak no client-shell
-        endpoint generation (that is herdr's thin-client wire), and live handoff is not
-        built yet.
+        endpoint generation (that is herdr's thin-client wire). Live handoff: see
+        :mod:`herdr.server.handoff_old`.
         """
         return {
-            "live_handoff": False,
+            "live_handoff": True,
             "detached_server_daemon": True,
             "endpoint_protocol_generation": None,
             "health_check": True,

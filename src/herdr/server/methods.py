@@ -30,6 +30,7 @@ def build_table() -> dict[str, Method]:
     table: dict[str, Method] = {
         "ping": Method(methods_server.ping),
         "server.stop": Method(methods_server.server_stop),
+        "server.live_handoff": Method(methods_server.server_live_handoff),
         "server.reload_config": Method(methods_server.server_reload_config),
         "events.subscribe": Method(methods_events.subscribe),
         "events.wait": Method(methods_events.wait, precheck=methods_events.wait_precheck),

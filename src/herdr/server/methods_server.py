@@ -6,6 +6,7 @@ import logging
 
 from herdr.config import server_settings
 from herdr.server.core import Result
+from herdr.server.handoff_old import hand_off
 from herdr.server.wiring import Call
 
 log = logging.getLogger("herdr.server")
@@ -26,6 +27,14 @@ def server_stop(call: Call) -> Result:
     """Answer ``ok`` first, then stop: the caller must see its answer."""
     call.after_response.append(lambda: call.server.request_stop("server.stop"))
     return {"type": "ok"}
+
+
+async def server_live_handoff(call: Call) -> Result:
+    """Hand every pane to a new server process (`handoff_old`), answer, then stop
+    without signalling any pane process. A refusal changes nothing."""
+    result = await hand_off(call.server, call.params)
+    call.after_response.append(lambda: call.server.request_stop("live handoff"))
+    return result
 
 
 def server_reload_config(call: Call) -> Result:

@@ -16,7 +16,7 @@ import secrets
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from herdr import __version__
 from herdr.config.server_settings import ServerSettings, shell_argv
@@ -33,7 +33,10 @@ from herdr.server.terminals import Terminal
 from herdr.server.views import ViewTracker
 from herdr.terminal import procfs
 from herdr.terminal.emulator import Emulator
-from herdr.terminal.pty import AsyncPty, ExitStatus, PtyClosed, PtyWriteOverflow
+from herdr.terminal.pty import AsyncPty, ExitStatus, PtyClosed, PtyProcess, PtyWriteOverflow
+
+if TYPE_CHECKING:
+    from herdr.server.handoff_control import HandoffControl
 
 __all__ = ["CLOSE_GRACE_S", "PaneHost", "Terminal", "herdr_bin_path"]
 
@@ -82,6 +85,10 @@ class PaneHost:
         self.popups = PopupHost(lambda: self.session.area, settings.scrollback_limit_bytes)
         # told of every close after its events (plugin overlays restore focus and zoom)
         self.close_listeners: list[Callable[[m.Closed], None]] = []
+        # Live handoff (set by the app once it listens); what attach clients are told
+        # when the server goes ("handoff": reconnect to the same socket).
+        self.handoff: HandoffControl | None = None
+        self.stop_reason = "server_stopping"
 
     # -- identity ----------------------------------------------------------------
 
@@ -287,6 +294,21 @@ class PaneHost:
         self.terminals[terminal_id] = term
         self.agents.attach(term)
         log.debug("pane started", extra={"pane_id": loc.pane_id, "pid": term.pty.pid})
+        return term
+
+    def adopt(
+        self, terminal_id: str, emulator: Emulator, process: PtyProcess, size: tuple[int, int]
+    ) -> Terminal:
+        """Take over a running pane process (live handoff): same wiring as `start`."""
+        term = Terminal(terminal_id, emulator, size=size)
+        term.pty = AsyncPty(
+            process,
+            lambda data: self._on_data(term, data),
+            lambda status: self._on_exit(term, status),
+        )
+        emulator.set_on_reply(lambda data: self._reply(term, data))
+        self.terminals[terminal_id] = term
+        self.agents.attach(term)
         return term
 
     def _reply(self, term: Terminal, data: bytes) -> None:

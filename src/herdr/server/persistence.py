@@ -175,10 +175,11 @@ class Persistence:
         """The host's settings, read each time: ``server reload-config`` replaces them."""
         return self.host.settings
 
-    def start(self) -> list[mapping.PaneRestore]:
-        """Restore the saved session, then watch for changes. Call on the loop, before
-        the socket accepts clients."""
-        restored = self.restore()
+    def start(self, *, restore: bool = True) -> list[mapping.PaneRestore]:
+        """Restore the saved session (unless the session was adopted at a live
+        handoff), then watch for changes. Call on the loop, before the socket accepts
+        clients."""
+        restored = self.restore() if restore else []
         self._sub, _ = self.core.bus.subscribe([_DirtyFilter(self._on_event)])
         self._wake = asyncio.Event()
         self._task = asyncio.get_running_loop().create_task(self._run())

@@ -334,6 +334,7 @@ class Listener:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._spare: int | None = None
         self._resume: asyncio.TimerHandle | None = None
+        self._held = False  # pause_accepting: a live handoff holds the backlog
         self._tasks: set[asyncio.Task[None]] = set()
         self._throttles: dict[str, limits.Throttle] = {}
 
@@ -347,6 +348,15 @@ class Listener:
         except BaseException:
             sock.close()
             raise
+        self._listen_on(sock)
+
+    async def adopt(self, sock: socket.socket) -> None:
+        """Accept on a socket that is already bound and listening (handed over by the
+        old server at a live handoff: its backlog is ours, no connection is refused)."""
+        sock.setblocking(False)
+        self._listen_on(sock)
+
+    def _listen_on(self, sock: socket.socket) -> None:
         self._sock = sock
         # the raw accept: a file descriptor, without socket.accept()'s Python wrapper
         # (which costs ~10 us a connection looking up family and type as enums)
@@ -354,6 +364,22 @@ class Listener:
         self._loop = asyncio.get_running_loop()
         self._spare = _open_spare()
         self._loop.add_reader(sock.fileno(), self._on_readable)
+
+    @property
+    def listening_fd(self) -> int | None:
+        return self._sock.fileno() if self._sock is not None else None
+
+    def pause_accepting(self) -> None:
+        """Leave new connections in the backlog (a live handoff hands them over); an
+        accept-error pause pending now does not end it (see `_unpause`)."""
+        self._held = True
+        if self._loop is not None and self._sock is not None:
+            self._loop.remove_reader(self._sock.fileno())
+
+    def resume_accepting(self) -> None:
+        self._held = False
+        if self._loop is not None and self._sock is not None and self._resume is None:
+            self._loop.add_reader(self._sock.fileno(), self._on_readable)
 
     def _on_readable(self) -> None:
         sock = self._sock
@@ -466,7 +492,7 @@ class Listener:
         self._resume = None
         if self._spare is None:
             self._spare = _open_spare()
-        if self._loop is not None and self._sock is not None:
+        if self._loop is not None and self._sock is not None and not self._held:
             self._loop.add_reader(self._sock.fileno(), self._on_readable)
 
     def _log(self, kind: str, level: int, msg: str, *args: object, **extra: object) -> None:

@@ -52,6 +52,8 @@ MODE_SYNCHRONIZED_OUTPUT = 2026
 ReplyCallback = Callable[[bytes], None]
 _SGR_RESET = "\x1b[0m"
 MAX_HYPERLINK_BYTES = 65536
+# How a dump enters the alternate screen (dropped from a primary dump, see replay_snapshot).
+_ALT_ENTER = (b"\x1b[?1049h", b"\x1b[?1047h", b"\x1b[?47h")
 
 
 class EmulatorError(RuntimeError):
@@ -411,6 +413,56 @@ class Emulator:
         self.revision += 1
         lib.ghostty_terminal_vt_write(self._t, seq, len(seq))
         return True
+
+    # -- replayable snapshot (live handoff) ---------------------------------------
+
+    def replay_snapshot(self) -> bytes:
+        """Bytes that rebuild this terminal in a fresh emulator of the same size: the
+        primary screen with its scrollback, then (when it is active) the alternate one,
+        each with cursor, pen, modes, scroll region, tab stops, charsets, keyboard modes.
+
+        Used by the live handoff: the new server feeds them before adopting the PTY. To
+        read the inactive primary screen under an alternate one, the screens are swapped
+        with mode 47 (which keeps both contents) and swapped back; nothing is sent to the
+        program and the revision does not move.
+        """
+        if self.closed:
+            return b""
+        if not self.alternate_screen:
+            return self._vt_dump()
+        alternate = self._vt_dump()
+        lib.ghostty_terminal_vt_write(self._t, b"\x1b[?47l", 6)
+        try:
+            primary = self._vt_dump()
+        finally:
+            lib.ghostty_terminal_vt_write(self._t, b"\x1b[?47h", 6)
+        for enter in _ALT_ENTER:  # still set while we peeked: it must not move the dump
+            primary = primary.replace(enter, b"")
+        return primary + alternate
+
+    def _vt_dump(self) -> bytes:
+        opts = _new_sized("GhosttyFormatterTerminalOptions")
+        opts.emit = lib.GHOSTTY_FORMATTER_FORMAT_VT
+        opts.unwrap = False
+        opts.trim = False
+        extra = opts.extra
+        for name in ("modes", "scrolling_region", "tabstops", "pwd", "keyboard"):
+            setattr(extra, name, True)
+        for name in ("cursor", "style", "hyperlink", "protection", "kitty_keyboard", "charsets"):
+            setattr(extra.screen, name, True)
+        opts.selection = ffi.NULL
+        fmt = ffi.new("GhosttyFormatter*")
+        _check(lib.ghostty_formatter_terminal_new(ffi.NULL, fmt, self._t, opts[0]), "formatter_new")
+        out = ffi.new("uint8_t**")
+        size = ffi.new("size_t*")
+        try:
+            _check(lib.ghostty_formatter_format_alloc(fmt[0], ffi.NULL, out, size), "format")
+            try:
+                return bytes(ffi.buffer(out[0], size[0]))
+            finally:
+                lib.ghostty_free(ffi.NULL, out[0], size[0])
+        finally:
+            lib.ghostty_formatter_free(fmt[0])
 
     # -- formatted reads -------------------------------------------------------
 

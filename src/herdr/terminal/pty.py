@@ -431,6 +431,18 @@ class AsyncPty:
         except Exception:
             _log.exception("pty data callback failed (pid %s)", self.pid)
 
+    def pause_reading(self) -> None:
+        """Leave output in the kernel (a live handoff freezes the screen it snapshots)."""
+        if self._reading:
+            self._reading = False
+            self._loop.remove_reader(self.process.fd)
+
+    def resume_reading(self) -> None:
+        """Undo `pause_reading` (the handoff failed: this server keeps the pane)."""
+        if not self._reading and not self._eof and not self._closing and not self.process.closed:
+            self._reading = True
+            self._loop.add_reader(self.process.fd, self._on_readable)
+
     def _stop_reading(self, *, eof: bool) -> None:
         if self._reading:
             self._reading = False
