@@ -136,6 +136,13 @@ class ErrorCode(StrEnum):
     SESSION_DELETE_FAILED = "session_delete_failed"
     INTEGRATION_INSTALL_FAILED = "integration_install_failed"
     INTEGRATION_UNINSTALL_FAILED = "integration_uninstall_failed"
+    # The web view (herdr.web): its own refusals, on top of every socket-API code.
+    READ_ONLY = "read_only"  # a mutating call through a read-only web view
+    TYPING_DISABLED = "typing_disabled"  # typing into a pane without --allow-typing
+    WEB_METHOD_NOT_ALLOWED = "web_method_not_allowed"  # not offered to the page at all
+    WEB_EXPOSED_REFUSED = "web_exposed_refused"  # non-loopback bind without the flag
+    WEB_BIND_FAILED = "web_bind_failed"  # the address/port cannot be bound
+    WEB_UNAVAILABLE = "web_unavailable"  # aiohttp is not installed
 
 
 class HerdrError(Exception):

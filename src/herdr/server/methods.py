@@ -16,6 +16,7 @@ from herdr.server import (
     methods_reports,
     methods_scrollback,
     methods_server,
+    methods_web,
     methods_workspaces,
     methods_worktrees,
 )
@@ -95,6 +96,7 @@ def build_table() -> dict[str, Method]:
         "integration.uninstall": Method(methods_integrations.integration_uninstall),
         **{name: Method(handler) for name, handler in methods_client.METHODS.items()},
         **{name: Method(handler) for name, handler in methods_plugins.METHODS.items()},
+        **{name: Method(handler) for name, handler in methods_web.METHODS.items()},
         "agent.view.set": Method(
             methods_client.agent_view_set, precheck=methods_client.agent_view_precheck
         ),
