@@ -63,15 +63,26 @@ class WebContext:
 
 
 CONTEXT: web.AppKey[WebContext] = web.AppKey("herdr_web", WebContext)
+PAGES: web.AppKey[set[web.WebSocketResponse]] = web.AppKey("herdr_web_pages")
 
 
 def build_app(ctx: WebContext) -> web.Application:
     app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[_guard])
     app[CONTEXT] = ctx
+    app[PAGES] = set()
+    app.on_shutdown.append(_close_pages)
     app.router.add_get("/", _index)
     app.router.add_get("/static/{name}", _static)
     app.router.add_get("/ws", _websocket)
     return app
+
+
+async def _close_pages(app: web.Application) -> None:
+    """Stopping the view closes its open pages (their loops end, the runner can finish)."""
+    pages = app[PAGES]
+    for ws in [*pages]:
+        with contextlib.suppress(Exception):
+            await ws.close(code=1001, message=b"web view stopped")
 
 
 def _authorized(request: web.Request) -> bool:
@@ -122,7 +133,12 @@ async def _websocket(request: web.Request) -> web.StreamResponse:
         return response
     ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE_BYTES, heartbeat=30.0)
     await ws.prepare(request)
-    await PageSession(request.app[CONTEXT], ws).run()
+    pages = request.app[PAGES]
+    pages.add(ws)
+    try:
+        await PageSession(request.app[CONTEXT], ws).run()
+    finally:
+        pages.discard(ws)
     return ws
 
 

@@ -110,7 +110,9 @@ class WebHost:
             raise HerdrError(ErrorCode.WEB_UNAVAILABLE, message) from None
         token = auth.new_token()
         ctx = WebContext(server, self._factory(server), options, token)
-        runner = aioweb.AppRunner(build_app(ctx), access_log=None, handle_signals=False)
+        runner = aioweb.AppRunner(
+            build_app(ctx), access_log=None, handle_signals=False, shutdown_timeout=2.0
+        )
         await runner.setup()
         site = aioweb.TCPSite(runner, options.bind, options.port, reuse_address=True)
         try:

@@ -1,0 +1,243 @@
+"""The web view in a real headless Chromium (the system's /usr/bin/chromium, driven by
+Playwright) against a real server with fake agents.
+
+Screenshots at phone (390x844) and desktop (1280x800) sizes go to /tmp/web-shots/.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from herdr_testing import ServerHandle, herdr_tree, wait_until
+from herdr_testing.fake_env import agent_server, ok, screen, wait_status
+from herdr_testing.web_view import WebView, agent_pane, start_web
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SHOTS = Path("/tmp/web-shots")
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+TIMEOUT_MS = 20_000
+
+# Records every Notification the page creates (and still creates the real one).
+RECORD_NOTIFICATIONS = """
+window.__notes = [];
+(() => {
+  const Real = window.Notification;
+  if (!Real) return;
+  class Recorded extends Real {
+    constructor(title, options) {
+      window.__notes.push({ title, body: options && options.body });
+      super(title, options);
+    }
+  }
+  window.Notification = Recorded;
+})();
+"""
+
+if not os.access(CHROMIUM, os.X_OK):
+    pytest.skip(f"needs {CHROMIUM} (Debian package chromium)", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="module")
+def playwright() -> Iterator[Any]:
+    with sync_api.sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture
+def browser(playwright: Any) -> Iterator[Any]:
+    """A fresh profile (user-data-dir) per test: no cookie survives from another test."""
+    profile = tempfile.mkdtemp(prefix="herdr-chromium-")
+    context = playwright.chromium.launch_persistent_context(
+        profile, executable_path=CHROMIUM, headless=True, args=ARGS, viewport=DESKTOP
+    )
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        yield context
+    finally:
+        context.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[tuple[ServerHandle, str]]:
+    with herdr_tree() as herdr:
+        server = agent_server(herdr)
+        yield server, agent_pane(server)
+
+
+@pytest.fixture
+def view(served: tuple[ServerHandle, str]) -> Iterator[WebView]:
+    server, pane = served
+    started = start_web(server)
+    yield started
+    ok(server.request("web.stop", {}))
+    wait_status(server, pane, "idle", "done", "blocked")
+
+
+def _shot(page: Any, name: str) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=False)
+    return path
+
+
+def _row(pane: str, status: str | None = None) -> str:
+    sel = f'#agents .row[data-pane-id="{pane}"]'
+    return sel + (f'[data-status="{status}"]' if status else "")
+
+
+def test_without_the_token_the_browser_gets_nothing(browser: Any, view: WebView) -> None:
+    page = browser.new_page()
+    for url in (view.base + "/", view.base + "/?token=wrong", view.base + "/static/app.js"):
+        response = page.goto(url)
+        assert response is not None and response.status == 401, url
+        body = page.content()
+        assert "w1" not in body and "claude" not in body and "agents" not in body.lower()
+    # Even from our own origin, a websocket without the cookie does not open.
+    outcome = page.evaluate(
+        """() => new Promise((done) => {
+            const ws = new WebSocket(`ws://${location.host}/ws`);
+            ws.onopen = () => done("open");
+            ws.onerror = () => done("refused");
+        })"""
+    )
+    assert outcome == "refused"
+    assert browser.cookies() == []
+
+
+def test_states_change_live_with_toast_and_notification(
+    browser: Any, view: WebView, served: tuple[ServerHandle, str]
+) -> None:
+    server, pane = served
+    browser.grant_permissions(["notifications"], origin=view.base)
+    page = browser.new_page()
+    page.add_init_script(RECORD_NOTIFICATIONS)
+    page.goto(view.url)
+    assert page.url == view.base + "/"  # the token left the address bar
+    assert [c["name"] for c in browser.cookies()] == ["herdr_web"]
+    page.wait_for_selector(_row(pane))
+    page.wait_for_selector("#conn.on")
+    assert page.locator(_row(pane)).get_attribute("data-status") in ("idle", "done")
+
+    ok(server.request("agent.prompt", {"target": pane, "text": "please ask first"}))
+    page.wait_for_selector(_row(pane, "working"))
+    page.wait_for_selector(_row(pane, "blocked"))
+    toast = page.wait_for_selector(".toast[data-kind='blocked']")
+    assert "needs you" in toast.inner_text()
+    notes = page.evaluate("window.__notes")
+    assert any("needs you" in (n["body"] or "") for n in notes), notes
+    _shot(page, "desktop-blocked")
+    page.set_viewport_size(PHONE)
+    _shot(page, "phone-overview-blocked")
+
+    ok(server.request("pane.send_keys", {"pane_id": pane, "keys": ["1"]}))  # answer it
+    page.wait_for_selector(_row(pane, "working"))
+    wait_status(server, pane, "idle", "done")
+    page.wait_for_function(
+        f"""() => {{
+            const row = document.querySelector('{_row(pane)}');
+            return row && ["idle", "done"].includes(row.dataset.status);
+        }}"""
+    )
+
+
+def test_a_prompt_typed_in_the_page_reaches_the_pane(
+    browser: Any, view: WebView, served: tuple[ServerHandle, str]
+) -> None:
+    server, pane = served
+    page = browser.new_page()
+    page.set_viewport_size(PHONE)
+    page.goto(view.url)
+    page.click(_row(pane))
+    page.wait_for_selector("#detail:not([hidden])")
+    assert page.locator("#overview").is_hidden()  # a phone shows the pane alone
+    page.wait_for_function("document.querySelector('#screen').textContent.trim().length > 0")
+    assert page.locator("#type-form").is_hidden()  # typing is off by default
+    page.fill("#prompt", "a haiku about herds")
+    page.click("#prompt-form button[type=submit]")
+    page.wait_for_selector(".toast:has-text('Prompt sent')")
+    wait_until(lambda: "a haiku about herds" in screen(server, pane), message=screen(server, pane))
+    page.wait_for_function(
+        "document.querySelector('#screen').textContent.includes('a haiku about herds')"
+    )
+    _shot(page, "phone-pane")
+    page.set_viewport_size(DESKTOP)
+    assert page.locator("#overview").is_visible()
+    _shot(page, "desktop-pane")
+    wait_status(server, pane, "idle", "done")
+
+
+def test_read_only_page_offers_no_mutation(browser: Any, served: tuple[ServerHandle, str]) -> None:
+    server, pane = served
+    view = start_web(server, read_only=True)
+    try:
+        page = browser.new_page()
+        page.goto(view.url)
+        page.wait_for_selector("#mode:has-text('read-only')")
+        page.click(_row(pane))
+        page.wait_for_selector("#detail:not([hidden])")
+        assert page.locator("#prompt-form").is_hidden()
+        assert page.locator("#type-form").is_hidden()
+        # The server refuses even a call the page would not make.
+        answer = page.evaluate(
+            """(pane) => new Promise((done) => {
+                const ws = new WebSocket(`ws://${location.host}/ws`);
+                ws.onmessage = (m) => {
+                    const doc = JSON.parse(m.data);
+                    if (doc.type === "hello") {
+                        ws.send(JSON.stringify({id: "x", method: "agent.prompt",
+                                                params: {target: pane, text: "sneaky"}}));
+                    } else if (doc.id === "x") { done(doc); ws.close(); }
+                };
+            })""",
+            pane,
+        )
+        assert answer["error"]["code"] == "read_only"
+        assert "sneaky" not in screen(server, pane)
+    finally:
+        ok(server.request("web.stop", {}))
+
+
+def _has_approvals(server: ServerHandle, pane: str) -> bool:
+    reply = server.request("agent.approval", {"target": pane})
+    return "result" in reply
+
+
+def test_an_approval_tapped_in_the_page_unblocks_the_agent(
+    browser: Any, view: WebView, served: tuple[ServerHandle, str]
+) -> None:
+    server, pane = served
+    if not _has_approvals(server, pane):
+        pytest.skip("needs agent.approval")
+    page = browser.new_page()
+    page.set_viewport_size(PHONE)
+    page.goto(view.url)
+    page.click(_row(pane))
+    ok(server.request("agent.prompt", {"target": pane, "text": "ask before you write"}))
+    page.wait_for_selector("#approval:not([hidden]) #approval-options button")
+    _shot(page, "phone-approval")
+    page.locator("#approval-options button").first.click()
+    page.wait_for_selector(".toast:has-text('Answered')")
+    wait_status(server, pane, "working", "idle", "done")
+    wait_status(server, pane, "idle", "done")
