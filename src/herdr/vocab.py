@@ -73,6 +73,10 @@ class ErrorCode(StrEnum):
     AGENT_LAUNCH_PENDING = "agent_launch_pending"
     AGENT_START_INPUT_FAILED = "agent_start_input_failed"
     AGENT_EXPLAIN_UNAVAILABLE = "agent_explain_unavailable"  # detection-spec: agent explain
+    # Structured approvals (our extension): agent.approve refusals.
+    NO_APPROVAL = "no_approval"
+    APPROVAL_CHANGED = "approval_changed"
+    APPROVAL_OPTION_NOT_FOUND = "approval_option_not_found"
     TIMEOUT = "timeout"
     INVALID_KEY = "invalid_key"
     INVALID_REGEX = "invalid_regex"

@@ -58,7 +58,7 @@ REFUSED = {
 }
 
 # Methods of ours that herdr's protocol 22 does not have (our own extensions).
-OURS_ONLY = frozenset({"pane.clear", "web.start", "web.stop"})
+OURS_ONLY = frozenset({"pane.clear", "agent.approval", "agent.approve", "web.start", "web.stop"})
 
 MARKER = "compat-marker"
 

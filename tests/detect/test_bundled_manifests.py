@@ -38,7 +38,7 @@ class BundledSpec:
 
 BUNDLED: tuple[BundledSpec, ...] = (
     BundledSpec("pi", "pi.toml", "2026.06.10.1.1", 1, 1),
-    BundledSpec("claude", "claude.toml", "2026.08.21.1.1", 2, 16),
+    BundledSpec("claude", "claude.toml", "2026.08.21.1.2", 2, 16),
     BundledSpec("codex", "codex.toml", "2026.08.09.1.1", 3, 11),
     BundledSpec("gemini", "gemini.toml", "2026.06.10.1.1", 1, 6),
     BundledSpec("cursor", "cursor.toml", "2026.08.03.1.1", 1, 5),
@@ -70,6 +70,7 @@ RULE_KEYS = {
     "visible_blocker",
     "visible_working",
     "skip_state_update",
+    "approval",  # our extension: how to read a blocked rule's dialog (detect/approval.py)
     "contains",
     "regex",
     "line_regex",

@@ -83,10 +83,10 @@ def test_no_files_means_bundled(dirs: ManifestDirs) -> None:
     [
         pytest.param(_manifest(), SOURCE_REMOTE, None, "2099.1.1", id="newer-remote-used"),
         pytest.param(
-            _manifest(version="2026.08.21.1.1"),
+            _manifest(version="2026.08.21.1.2"),
             SOURCE_REMOTE,
             None,
-            "2026.08.21.1.1",
+            "2026.08.21.1.2",
             id="equal-used",
         ),
         # herdr publishes 4-segment versions; ours add a 5th (docs/manifest-versions.md),
@@ -94,7 +94,7 @@ def test_no_files_means_bundled(dirs: ManifestDirs) -> None:
         pytest.param(
             _manifest(version="2026.08.21.1"),
             SOURCE_BUNDLED,
-            "because cached version 2026.08.21.1 is older than bundled 2026.08.21.1.1",
+            "because cached version 2026.08.21.1 is older than bundled 2026.08.21.1.2",
             "2026.08.21.1",
             id="herdr-same-base-ignored",
         ),

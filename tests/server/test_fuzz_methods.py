@@ -55,6 +55,9 @@ FUZZ = settings(
 EXTRA_CODES = frozenset(
     {
         "agent_explain_unavailable",
+        "no_approval",
+        "approval_changed",
+        "approval_option_not_found",
         "invalid_agent",
         "invalid_metadata_request",
         "invalid_metadata_source",

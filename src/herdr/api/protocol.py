@@ -60,6 +60,8 @@ METHODS: Final[tuple[str, ...]] = (
     "agent.get",
     "agent.read",
     "agent.explain",
+    "agent.approval",
+    "agent.approve",
     "agent.send_keys",
     "agent.rename",
     "agent.view.set",
@@ -233,6 +235,8 @@ EVENT_KINDS: Final[tuple[str, ...]] = (
     "pane_agent_detected",
     "pane_agent_status_changed",
     "layout_updated",
+    # Extension: a permission dialog appeared (structured approvals).
+    "agent_approval_requested",
 )
 
 # Subscription types accepted by ``events.subscribe`` (dot names).
@@ -261,6 +265,7 @@ LIFECYCLE_SUBSCRIPTIONS: Final[tuple[str, ...]] = (
     "pane.exited",
     "pane.agent_detected",
     "layout.updated",
+    "agent.approval_requested",
 )
 OUTPUT_MATCHED: Final = "pane.output_matched"
 AGENT_STATUS_CHANGED: Final = "pane.agent_status_changed"

@@ -156,6 +156,17 @@ RECORDS: Final[dict[str, Json]] = {
         launch_pending=opt(BOOLEAN),
         screen_detection_skipped=opt(BOOLEAN),
     ),
+    # herdr-python: a permission dialog read off an agent's screen (agent.approval).
+    "ApprovalOption": obj(id=STRING, label=STRING, keys=array(STRING)),
+    "ApprovalRecord": obj(
+        pane_id=STRING,
+        agent=OPT_STRING,
+        rule=STRING,
+        question=STRING,
+        detail=STRING,
+        options=array(ref("ApprovalOption")),
+        fingerprint=STRING,
+    ),
     "PaneLayoutRect": obj(x=U16, y=U16, width=U16, height=U16),
     "PaneLayoutPane": obj(pane_id=STRING, focused=BOOLEAN, rect=ref("PaneLayoutRect")),
     "PaneLayoutSplit": obj(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Final
 
 from herdr.api import protocol
-from herdr.api.schema_common import OPT_STRING
+from herdr.api.schema_common import OPT_STRING, RECORDS
 from herdr.api.schema_types import (
     BOOLEAN,
     OBJECT,
@@ -22,6 +22,7 @@ from herdr.api.schema_types import (
     array,
     describe,
     enum,
+    extend,
     integer,
     nullable,
     obj,
@@ -111,6 +112,8 @@ _EVENT_DATA: Final[dict[str, Json]] = {
     ),
     "pane_agent_status_changed": _AGENT_STATUS_CHANGED,
     "layout_updated": obj(layout=ref("PaneLayoutSnapshot")),
+    # Extension: a distinct permission dialog appeared on an agent's screen.
+    "agent_approval_requested": extend(RECORDS["ApprovalRecord"], workspace_id=STRING),
     # Extensions: stream bookkeeping, never logged (so they carry no ``seq``).
     protocol.EVENTS_LOST: describe(
         obj(dropped=integer(minimum=1), first_seq=U64, last_seq=U64),

@@ -80,6 +80,10 @@ _BASICS: Final[dict[str, Json]] = {
     "TabTarget": _target("tab_id"),
     "PaneTarget": _target("pane_id"),
     "AgentTarget": _target("target"),
+    "AgentApproveParams": describe(
+        obj(target=STRING, option_id=STRING, fingerprint=OPT_STRING),
+        "herdr-python: answer the dialog the agent is blocked on with one of its options",
+    ),
     "AgentExplainParams": obj(
         target=STRING,
         include_input=opt(
@@ -460,6 +464,7 @@ _LIFECYCLE_SUBSCRIPTIONS: Final = (
     "pane.moved",
     "pane.exited",
     "pane.agent_detected",
+    "agent.approval_requested",  # extension: structured approvals
 )
 
 _PANE_ID: Final = obj(pane_id=STRING)
@@ -615,6 +620,8 @@ METHOD_PARAMS: Final[dict[str, str]] = {
     "agent.get": "AgentTarget",
     "agent.read": "AgentReadParams",
     "agent.explain": "AgentExplainParams",
+    "agent.approval": "AgentTarget",
+    "agent.approve": "AgentApproveParams",
     "agent.send_keys": "AgentSendKeysParams",
     "agent.rename": "AgentRenameParams",
     "agent.view.set": "AgentViewSetParams",

@@ -353,6 +353,9 @@ _RESULTS: Final[dict[str, Json]] = {
         ),
     ),
     "agent_explain": obj(explain=ANYTHING),
+    # Extensions: structured approvals.
+    "agent_approval": obj(approval=nullable(ref("ApprovalRecord"))),
+    "agent_approved": obj(sent=BOOLEAN, option=ref("ApprovalOption")),
     # Extensions: where the stream starts and what ``since_seq`` replayed.
     "subscription_started": obj(
         last_seq=opt(U64),

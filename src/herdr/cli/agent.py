@@ -246,6 +246,28 @@ def add_agent(nouns: Nouns) -> None:
     start.add_argument("--timeout", type=int, metavar="MS", help="startup timeout (ms)")
     start.set_defaults(handler=run_start)
 
+    approval = verbs.add_parser(
+        "approval",
+        help="show the permission dialog an agent is blocked on",
+        description="The question, detail and options of PANE's dialog (read by its manifest).",
+    )
+    approval.add_argument("target", metavar="PANE", help="agent name or pane id")
+    approval.add_argument("--json", action="store_true", help="print the JSON answer")
+    approval.set_defaults(handler=_approval)
+
+    approve = verbs.add_parser(
+        "approve",
+        help="answer an agent's permission dialog with one option",
+        description=(
+            "Send the keys of OPTION (its id from `agent approval`); with --fingerprint, "
+            "only while that same dialog is on screen (else approval_changed)."
+        ),
+    )
+    approve.add_argument("target", metavar="PANE", help="agent name or pane id")
+    approve.add_argument("option", metavar="OPTION", help="option id, e.g. 1")
+    approve.add_argument("--fingerprint", metavar="F", help="the dialog's fingerprint")
+    approve.set_defaults(handler=_approve)
+
     kinds = verbs.add_parser(
         "kinds",
         help="list built-in and user-defined agent kinds",
@@ -283,6 +305,18 @@ def add_agent(nouns: Nouns) -> None:
     capture.add_argument("target", metavar="PANE", help="agent name or pane id")
     capture.add_argument("--out", metavar="F", help="write to F instead of stdout")
     capture.set_defaults(handler=_capture)
+
+
+def _approval(args: argparse.Namespace) -> int:
+    from herdr.cli.approvals import run_approval
+
+    return run_approval(args)
+
+
+def _approve(args: argparse.Namespace) -> int:
+    from herdr.cli.approvals import run_approve
+
+    return run_approve(args)
 
 
 def _kinds(args: argparse.Namespace) -> int:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from herdr.detect.agents import Agent, parse_agent_label
+from herdr.detect.approval import Approval, extract
 from herdr.detect.manifest import DetectionInput, detect
 from herdr.detect.manifest.sources import ManifestCache, ManifestDirs
 from herdr.detect.process import ProcessDetectionMode, parse_process_detection_mode
@@ -75,6 +76,10 @@ class PaneAgent:
     closed: bool = False
     # Bumped each time the agent finishes a turn (a completion: working -> done/idle).
     completion_seq: int = 0
+    # The dialog last announced (agent_approval_requested) while blocked, and the
+    # screen content it was read from; both reset when the pane stops being blocked.
+    approval_announced: str | None = None
+    approval_checked_seq: int = -1
 
     @property
     def terminal_id(self) -> str:
@@ -269,6 +274,7 @@ class AgentRuntime:
         for event in decision.events:
             self._apply_event(pa, event)
         pa.deadline = dl.next_deadline(pa.loop)
+        self._announce_approval(pa, term)
 
     def _probe(self, shell_pid: int, fd: int) -> dl.ProbeResult:
         found = procfs.probe_foreground(shell_pid, master_fd=fd, mode=self.mode)
@@ -289,6 +295,37 @@ class AgentRuntime:
             return dl.ScreenResult(True)
         with_osc = detect(True, manifest, DetectionInput(text, emu.osc.title, emu.osc.progress))
         return dl.screen_result(without, with_osc)
+
+    # -- approvals -------------------------------------------------------------------
+
+    def approval_of(self, pa: PaneAgent, term: Terminal | None) -> Approval | None:
+        """The permission dialog on the pane's screen, read with its agent's manifest."""
+        agent = agent_state.effective_known_agent(pa.st) or pa.st.detected_agent
+        if agent is None or term is None or term.emulator.closed:
+            return None
+        emu = term.emulator
+        inp = DetectionInput(views.detection_text(emu), emu.osc.title, emu.osc.progress)
+        return extract(self.manifest_for(agent), inp)
+
+    def _announce_approval(self, pa: PaneAgent, term: Terminal) -> None:
+        """``agent_approval_requested`` once per distinct dialog while the pane is blocked."""
+        if agent_state.pane_status(pa.st) != AgentStatus.BLOCKED.value:
+            pa.approval_announced = None
+            pa.approval_checked_seq = -1
+            return
+        seq = term.emulator.content_seq
+        if seq == pa.approval_checked_seq:
+            return
+        pa.approval_checked_seq = seq
+        approval = self.approval_of(pa, term)
+        if approval is None or approval.fingerprint == pa.approval_announced:
+            return
+        loc = self.loc_of(pa)
+        if loc is None:
+            return
+        pa.approval_announced = approval.fingerprint
+        record = approval.record(loc.pane_id, agent_state.effective_label(pa.st))
+        self.host.emit("agent_approval_requested", {**record, "workspace_id": loc.workspace_id})
 
     def _apply_event(self, pa: PaneAgent, event: dl.LoopEvent) -> None:
         viewed = self._viewed(pa)

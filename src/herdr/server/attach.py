@@ -74,7 +74,9 @@ STATE_REFRESH_S = 1.0  # titles and cwds change without events: re-check this of
 MAX_CLIENT_LINE = 4 * 1024 * 1024
 _MAX_SCROLL = 1_000_000  # rows per scroll message: past any scrollback
 _RESET = "\x1b[0m"
-_QUIET_KINDS = frozenset({"pane_output_changed", protocol.PANE_SCROLL_CHANGED})
+_QUIET_KINDS = frozenset(
+    {"pane_output_changed", "agent_approval_requested", protocol.PANE_SCROLL_CHANGED}
+)
 
 
 class _AnyLifecycle(Filter):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from herdr.server import (
     methods_agents,
+    methods_approvals,
     methods_attach,
     methods_client,
     methods_commands,
@@ -81,6 +82,7 @@ def build_table() -> dict[str, Method]:
         "pane.wait_for_output": Method(methods_io.pane_wait_for_output),
         **{name: Method(handler) for name, handler in methods_agents.AGENT_METHODS.items()},
         **{name: Method(handler) for name, handler in methods_copy.COPY_METHODS.items()},
+        **{name: Method(handler) for name, handler in methods_approvals.METHODS.items()},
         "pane.report_agent": Method(reports.pane_report_agent),
         "pane.report_agent_session": Method(reports.pane_report_agent_session),
         "pane.release_agent": Method(reports.pane_release_agent),

@@ -68,7 +68,12 @@ SAMPLE_INTERVAL = 2.0  # seconds between agent-session samples
 TIMING_ENV = "HERDR_TEST_PERSIST_TIMING"
 # Bus kinds that never change what session.json holds (or fire per output chunk).
 _IGNORED_KINDS = frozenset(
-    {"pane_output_changed", "pane_agent_status_changed", protocol.PANE_SCROLL_CHANGED}
+    {
+        "pane_output_changed",
+        "pane_agent_status_changed",
+        "agent_approval_requested",
+        protocol.PANE_SCROLL_CHANGED,
+    }
 )
 DIRTY_KINDS = frozenset(protocol.EVENT_KINDS) - _IGNORED_KINDS
 

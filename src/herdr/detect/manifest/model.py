@@ -7,11 +7,14 @@ wholesale on reload), so they are frozen; evaluation only reads them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from herdr.detect.manifest.gates import Gate
 from herdr.detect.manifest.regions import Region
 from herdr.detect.manifest.version import ManifestVersion, parse_version
+
+if TYPE_CHECKING:
+    from herdr.detect.manifest.approval_spec import ApprovalSpec
 
 STATE_IDLE = "idle"
 STATE_WORKING = "working"
@@ -46,6 +49,7 @@ class Rule:
     any_count: int
     not_count: int
     gate: Gate
+    approval: ApprovalSpec | None = None  # our extension: how to read its dialog
 
     @property
     def effective_state(self) -> str:

@@ -32,8 +32,11 @@ _RULE_KEYS = (
     "visible_blocker",
     "visible_working",
     "skip_state_update",
+    "approval",
     *_GATE_KEYS,
 )
+# Our extension (herdr's manifests never carry it): how to read a blocked rule's dialog.
+_APPROVAL_KEYS = ("region", "question_region", "option_pattern", "keys")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +52,16 @@ class RawGate:
 
 
 @dataclass(frozen=True, slots=True)
+class RawApproval:
+    """A rule's ``approval`` table as written (validated in :mod:`approval_spec`)."""
+
+    region: str | None
+    question_region: str
+    option_pattern: str
+    keys: str
+
+
+@dataclass(frozen=True, slots=True)
 class RawRule:
     id: str
     state: str | None
@@ -59,6 +72,7 @@ class RawRule:
     visible_working: bool
     skip_state_update: bool
     gate: RawGate
+    approval: RawApproval | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +176,24 @@ def _gate_fields(table: dict[str, Any], path: str) -> RawGate:
     )
 
 
+def _approval(value: object, path: str) -> RawApproval:
+    if not isinstance(value, dict):
+        raise _invalid(path, "a table", value)
+    _reject_unknown(value, _APPROVAL_KEYS, f"approval `{path}`")
+    for key in ("option_pattern", "keys"):
+        if key not in value:
+            raise ManifestError(f"missing field `{key}` in approval `{path}`")
+    region = value.get("region")
+    return RawApproval(
+        region=None if region is None else _string(region, f"{path}.region"),
+        question_region=_string(
+            value.get("question_region", "above_options"), f"{path}.question_region"
+        ),
+        option_pattern=_string(value["option_pattern"], f"{path}.option_pattern"),
+        keys=_string(value["keys"], f"{path}.keys"),
+    )
+
+
 def _rule(table: dict[str, Any], index: int) -> RawRule:
     path = f"rules[{index}]"
     _reject_unknown(table, _RULE_KEYS, f"rule `{path}`")
@@ -185,6 +217,7 @@ def _rule(table: dict[str, Any], index: int) -> RawRule:
         visible_working=_bool(table.get("visible_working", False), f"{path}.visible_working"),
         skip_state_update=_bool(table.get("skip_state_update", False), f"{path}.skip_state_update"),
         gate=_gate_fields(table, path),
+        approval=_approval(table["approval"], f"{path}.approval") if "approval" in table else None,
     )
 
 

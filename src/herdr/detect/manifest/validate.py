@@ -14,6 +14,7 @@ error elsewhere still wins, as it would in the original), and a
 from __future__ import annotations
 
 from herdr.detect.agents import rust_trim
+from herdr.detect.manifest.approval_spec import compile_approval
 from herdr.detect.manifest.dialect import (
     RegexSyntaxError,
     RegexUnsupportedError,
@@ -108,6 +109,9 @@ class _Validator:
         except _GateError as err:
             raise ManifestError(f"rule {rule.id} has invalid matcher gates: {err}") from None
         raw_gate = rule.gate
+        approval = None
+        if rule.approval is not None:
+            approval = compile_approval(rule.approval, rule.id, rule.state)
         return Rule(
             id=rule.id,
             state=rule.state,
@@ -125,6 +129,7 @@ class _Validator:
             any_count=len(raw_gate.any),
             not_count=len(raw_gate.not_),
             gate=gate,
+            approval=approval,
         )
 
     # -- gates ---------------------------------------------------------------
