@@ -6,6 +6,7 @@ Screenshots at phone (390x844) and desktop (1280x800) sizes go to /tmp/web-shots
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -79,11 +80,17 @@ def browser(playwright: Any) -> Iterator[Any]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
+LOG = Path(tempfile.gettempdir()) / f"herdr-web-input-{os.getpid()}.log"
+
+
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[ServerHandle, str]]:
+    """One fake claude whose every input chunk is logged (to tell what a tap typed)."""
+    LOG.unlink(missing_ok=True)
     with herdr_tree() as herdr:
-        server = agent_server(herdr)
+        server = agent_server(herdr, FAKE_AGENT_INPUT_LOG=str(LOG))
         yield server, agent_pane(server)
+    LOG.unlink(missing_ok=True)
 
 
 @pytest.fixture
@@ -219,25 +226,107 @@ def test_read_only_page_offers_no_mutation(browser: Any, served: tuple[ServerHan
         ok(server.request("web.stop", {}))
 
 
-def _has_approvals(server: ServerHandle, pane: str) -> bool:
-    reply = server.request("agent.approval", {"target": pane})
-    return "result" in reply
+def _approval(server: ServerHandle, pane: str) -> dict[str, Any] | None:
+    record: dict[str, Any] | None = ok(server.request("agent.approval", {"target": pane}))[
+        "approval"
+    ]
+    return record
+
+
+def _typed(log: Path) -> list[str]:
+    if not log.exists():
+        return []
+    return [json.loads(line) for line in log.read_text("utf-8").splitlines()]
+
+
+def _ask(server: ServerHandle, pane: str, command: str) -> dict[str, Any]:
+    ok(server.request("agent.prompt", {"target": pane, "text": f"ask:{command}"}))
+    wait_status(server, pane, "blocked")
+
+    def drawn() -> dict[str, Any] | None:
+        record = _approval(server, pane)
+        return record if record is not None and command in record["detail"] else None
+
+    record = wait_until(drawn, interval=0.05, message="no approval record")
+    assert record is not None
+    return record
 
 
 def test_an_approval_tapped_in_the_page_unblocks_the_agent(
     browser: Any, view: WebView, served: tuple[ServerHandle, str]
 ) -> None:
     server, pane = served
-    if not _has_approvals(server, pane):
+    if "error" in server.request("agent.approval", {"target": pane}):
         pytest.skip("needs agent.approval")
     page = browser.new_page()
     page.set_viewport_size(PHONE)
     page.goto(view.url)
     page.click(_row(pane))
-    ok(server.request("agent.prompt", {"target": pane, "text": "ask before you write"}))
+    record = _ask(server, pane, "rm -rf build")
     page.wait_for_selector("#approval:not([hidden]) #approval-options button")
+    assert "rm -rf build" in page.inner_text("#approval-detail")
+    labels = page.locator("#approval-options button").all_inner_texts()
+    assert labels == [o["label"] for o in record["options"]]
     _shot(page, "phone-approval")
-    page.locator("#approval-options button").first.click()
+    page.set_viewport_size(DESKTOP)
+    _shot(page, "desktop-approval")
+    before = _typed(LOG)
+    page.click(f'#approval-options button[data-option-id="{record["options"][0]["id"]}"]')
     page.wait_for_selector(".toast:has-text('Answered')")
     wait_status(server, pane, "working", "idle", "done")
+    wait_status(server, pane, "idle", "done")
+    yes = record["options"][0]["keys"]  # claude's "1. Yes": the key 1, typed once
+    wait_until(lambda: _typed(LOG) == [*before, *yes], message=f"{_typed(LOG)}")
+    page.wait_for_selector("#approval", state="hidden")
+
+
+def test_a_stale_approval_tapped_in_the_page_is_refused(
+    browser: Any, view: WebView, served: tuple[ServerHandle, str]
+) -> None:
+    """The page still shows dialog A (its events are held back, as on a stalled phone)
+    while the agent moved on to dialog B: the tap is refused and types nothing."""
+    server, pane = served
+    if "error" in server.request("agent.approval", {"target": pane}):
+        pytest.skip("needs agent.approval")
+    held: list[Any] = []
+    frozen = [False]
+
+    def route(ws: Any) -> None:
+        upstream = ws.connect_to_server()
+        ws.on_message(upstream.send)
+
+        def down(message: Any) -> None:
+            is_push = isinstance(message, str) and '"id"' not in message[:12]
+            if frozen[0] and is_push:
+                held.append(message)
+            else:
+                ws.send(message)
+
+        upstream.on_message(down)
+
+    page = browser.new_page()
+    page.route_web_socket("**/ws", route)
+    page.goto(view.url)
+    page.click(_row(pane))
+    first = _ask(server, pane, "rm -rf a")
+    page.wait_for_selector("#approval:not([hidden]) #approval-detail:has-text('rm -rf a')")
+    frozen[0] = True
+    ok(server.request("pane.send_keys", {"pane_id": pane, "keys": ["2"]}))  # cancel A
+    wait_status(server, pane, "idle", "done")
+    second = _ask(server, pane, "rm -rf b")
+    assert second["fingerprint"] != first["fingerprint"]
+    assert "rm -rf a" in page.inner_text("#approval-detail")  # the page has not heard
+    before = _typed(LOG)
+    page.click(f'#approval-options button[data-option-id="{first["options"][0]["id"]}"]')
+    page.wait_for_selector(".toast:has-text('The dialog changed')")
+    assert _typed(LOG) == before  # nothing typed
+    assert _approval(server, pane) == second  # still waiting on B
+    # The page re-reads the approval and shows B; tapping it now works.
+    page.wait_for_selector("#approval:not([hidden]) #approval-detail:has-text('rm -rf b')")
+    _shot(page, "desktop-stale-refused")
+    frozen[0] = False
+    no = second["options"][-1]
+    page.click(f'#approval-options button[data-option-id="{no["id"]}"]')
+    page.wait_for_selector(".toast:has-text('Answered')")
+    wait_until(lambda: _typed(LOG) == [*before, *no["keys"]], message=f"{_typed(LOG)}")
     wait_status(server, pane, "idle", "done")

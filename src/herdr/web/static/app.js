@@ -6,6 +6,7 @@ const $ = (id) => document.getElementById(id);
 const state = {
   ws: null, nextId: 1, pending: new Map(), hello: null, snapshot: null,
   selected: null, approval: null, refreshTimer: null, retry: 500, statuses: new Map(),
+  approvalEpoch: 0, // bumped by each pushed approval: an older read must not undo it
 };
 
 // --- the connection --------------------------------------------------------------------
@@ -233,6 +234,7 @@ async function loadApproval() {
   const paneId = state.selected;
   const box = $("approval");
   if (!paneId || state.statuses.get(paneId) !== "blocked") { box.hidden = true; return; }
+  const epoch = state.approvalEpoch;
   let result;
   try {
     result = await call("agent.approval", { target: paneId });
@@ -240,7 +242,7 @@ async function loadApproval() {
     box.hidden = true; // a server without structured approvals: the screen still shows it
     return;
   }
-  if (paneId !== state.selected) return;
+  if (paneId !== state.selected || epoch !== state.approvalEpoch) return;
   showApproval(result.approval);
 }
 
@@ -321,7 +323,7 @@ function onEvent(kind, data) {
     if (data.pane_id === state.selected) { renderDetailHead(); loadApproval(); }
   } else if (kind === "agent_approval_requested") {
     const record = data.approval || data;
-    if (record.pane_id === state.selected) showApproval(record);
+    if (record.pane_id === state.selected) { state.approvalEpoch++; showApproval(record); }
   }
   if (kind !== "agent_approval_requested") refreshSoon();
 }
