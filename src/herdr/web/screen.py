@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Any
 
 _TOKEN = re.compile(
@@ -90,29 +91,42 @@ def apply_sgr(style: dict[str, Any], raw: str) -> None:
         i += 1
 
 
-def row_runs(row: str, styles: dict[Style, int]) -> list[list[Any]]:
-    """``[[text, style_index], ...]`` for one styled row; adds new styles to ``styles``."""
-    runs: list[list[Any]] = []
+@lru_cache(maxsize=8192)
+def _keyed_runs(row: str) -> tuple[tuple[str, Style], ...]:
+    """One row as ``(text, style key)`` runs; cached, as most rows repeat frame to frame."""
+    runs: list[tuple[str, Style]] = []
     style: dict[str, Any] = {}
+    key: Style = ()
     pos = 0
 
     def emit(text: str) -> None:
         if not text:
             return
-        key: Style = tuple(sorted(style.items()))
-        index = styles.setdefault(key, len(styles))
-        if runs and runs[-1][1] == index:
-            runs[-1][0] += text
+        if runs and runs[-1][1] == key:
+            runs[-1] = (runs[-1][0] + text, key)
         else:
-            runs.append([text, index])
+            runs.append((text, key))
 
     for match in _TOKEN.finditer(row):
         emit(row[pos : match.start()])
         pos = match.end()
-        if match.group(1) is not None or match.group(0) == "\x1b[m":
-            apply_sgr(style, match.group(1) or "")
+        if match.group(1) is not None:
+            apply_sgr(style, match.group(1))
+            key = tuple(sorted(style.items()))
     emit(row[pos:])
-    return runs
+    return tuple(runs)
+
+
+def row_runs(row: str, styles: dict[Style, int]) -> list[list[Any]]:
+    """``[[text, style_index], ...]`` for one styled row; adds new styles to ``styles``."""
+    out: list[list[Any]] = []
+    for text, key in _keyed_runs(row):
+        index = styles.setdefault(key, len(styles))
+        if out and out[-1][1] == index:
+            out[-1][0] += text
+        else:
+            out.append([text, index])
+    return out
 
 
 def frame(rows: Iterable[str], *, cols: int, cursor: tuple[int, int] | None) -> dict[str, Any]:
