@@ -263,14 +263,14 @@ def test_a_held_call_does_not_block_the_page(
             json.dumps({"id": "held", "method": "agent.prompt", "params": params})
         )
         pong = await page.call("ping", {})
+        assert not any(d.get("id") == "held" for d in page.pushed)  # still held
         prompted = await page.answer("held", timeout=30)
         return pong, prompted
 
     pong, prompted = _run(view, body)
     assert "result" in pong
-    assert prompted["result"]["delivery"][-1] in ("turn_started", "submitted", "settled") or (
-        "result" in prompted
-    ), prompted
+    assert prompted["result"]["type"] == "agent_prompted", prompted
+    assert prompted["result"]["delivery"] == ["typed", "submitted", "turn_started"]
     wait_status(server, pane, "idle", "done")
 
 
