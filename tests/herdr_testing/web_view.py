@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
+from herdr.web.auth import cookie_name
 from herdr_testing.fake_env import launch, ok
 from herdr_testing.servers import ServerHandle
 
@@ -34,6 +35,10 @@ class WebView:
     @property
     def token(self) -> str:
         return self.url.split("token=", 1)[1]
+
+    @property
+    def cookie(self) -> str:
+        return cookie_name(self.token)
 
     @property
     def host(self) -> str:
@@ -82,7 +87,7 @@ def http_get(url: str, headers: dict[str, str] | None = None) -> Reply:
 
 
 def cookie_header(view: WebView) -> dict[str, str]:
-    return {"Cookie": f"herdr_web={view.token}"}
+    return {"Cookie": f"{view.cookie}={view.token}"}
 
 
 class Page:
@@ -139,7 +144,7 @@ async def open_page(
     if origin is not None:
         headers["Origin"] = origin or view.base
     if cookie is not None:
-        headers["Cookie"] = f"herdr_web={cookie or view.token}"
+        headers["Cookie"] = f"{view.cookie}={cookie or view.token}"
     session = aiohttp.ClientSession()
     try:
         ws = await session.ws_connect(f"{view.base}/ws", headers=headers)

@@ -142,7 +142,9 @@ def test_states_change_live_with_toast_and_notification(
     page.add_init_script(RECORD_NOTIFICATIONS)
     page.goto(view.url)
     assert page.url == view.base + "/"  # the token left the address bar
-    assert [c["name"] for c in browser.cookies()] == ["herdr_web"]
+    assert [(c["name"], c["httpOnly"], c["sameSite"]) for c in browser.cookies()] == [
+        (view.cookie, True, "Strict")
+    ]
     page.wait_for_selector(_row(pane))
     page.wait_for_selector("#conn.on")
     assert page.locator(_row(pane)).get_attribute("data-status") in ("idle", "done")
@@ -330,3 +332,24 @@ def test_a_stale_approval_tapped_in_the_page_is_refused(
     page.wait_for_selector(".toast:has-text('Answered')")
     wait_until(lambda: _typed(LOG) == [*before, *no["keys"]], message=f"{_typed(LOG)}")
     wait_status(server, pane, "idle", "done")
+
+
+def test_a_restarted_view_does_not_accept_the_old_cookie(
+    browser: Any, served: tuple[ServerHandle, str]
+) -> None:
+    server, pane = served
+    old = start_web(server)
+    page = browser.new_page()
+    page.goto(old.url)
+    page.wait_for_selector(_row(pane))
+    ok(server.request("web.stop", {}))
+    new = start_web(server, port=old.record["port"])
+    try:
+        response = page.goto(new.base + "/")
+        assert response is not None and response.status == 401  # the old cookie is worthless
+        page.goto(new.url)
+        page.wait_for_selector(_row(pane))
+        names = sorted(c["name"] for c in browser.cookies())
+        assert names == sorted([old.cookie, new.cookie])
+    finally:
+        ok(server.request("web.stop", {}))

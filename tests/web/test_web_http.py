@@ -62,7 +62,8 @@ HTTP_REFUSED = [
     ("index-no-token", "/", {}),
     ("index-wrong-token", "/?token=wrong", {}),
     ("index-empty-token", "/?token=", {}),
-    ("index-wrong-cookie", "/", {"Cookie": "herdr_web=nope"}),
+    ("index-wrong-cookie", "/", {"Cookie": "COOKIE=nope"}),
+    ("index-token-in-another-cookie", "/", {"Cookie": "herdr_web=TOKEN"}),
     ("static-no-cookie", "/static/app.js", {}),
     ("ws-plain-get-no-cookie", "/ws", {}),
     ("token-on-other-path", "/static/app.js?token=TOKEN", {}),
@@ -76,6 +77,9 @@ HTTP_REFUSED = [
 def test_without_a_valid_token_or_cookie_nothing(
     view: WebView, path: str, headers: dict[str, str]
 ) -> None:
+    headers = {
+        k: v.replace("COOKIE", view.cookie).replace("TOKEN", view.token) for k, v in headers.items()
+    }
     reply = http_get(view.base + path.replace("TOKEN", view.token), headers)
     assert reply.status == 401
     assert "Set-Cookie" not in reply.headers
@@ -87,7 +91,7 @@ def test_the_token_is_exchanged_for_a_strict_httponly_cookie(view: WebView) -> N
     assert reply.status == 303
     assert reply.headers["Location"] == "/"
     cookie = reply.headers["Set-Cookie"]
-    assert cookie.startswith(f"herdr_web={view.token};")
+    assert cookie.startswith(f"{view.cookie}={view.token};")
     assert "HttpOnly" in cookie
     assert "SameSite=Strict" in cookie
     assert reply.headers["Referrer-Policy"] == "no-referrer"

@@ -86,7 +86,8 @@ async def _close_pages(app: web.Application) -> None:
 
 
 def _authorized(request: web.Request) -> bool:
-    return auth.token_matches(request.cookies.get(auth.COOKIE), request.app[CONTEXT].token)
+    token = request.app[CONTEXT].token
+    return auth.token_matches(request.cookies.get(auth.cookie_name(token)), token)
 
 
 @web.middleware
@@ -98,7 +99,9 @@ async def _guard(request: web.Request, handler: Any) -> web.StreamResponse:
     if given is not None:
         if request.path == "/" and auth.token_matches(given, ctx.token):
             response = web.HTTPSeeOther("/")
-            response.set_cookie(auth.COOKIE, ctx.token, httponly=True, samesite="Strict", path="/")
+            response.set_cookie(
+                auth.cookie_name(ctx.token), ctx.token, httponly=True, samesite="Strict", path="/"
+            )
         else:
             response = web.Response(status=401, text="401: invalid token\n")
     elif not _authorized(request):

@@ -7,17 +7,24 @@ of another site that somehow got the cookie sent along still cannot open it.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import ipaddress
 import secrets
 
-COOKIE = "herdr_web"
+COOKIE_PREFIX = "herdr_web_"
 TOKEN_PARAM = "token"
 LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
 
 
 def new_token() -> str:
     return secrets.token_urlsafe(32)
+
+
+def cookie_name(token: str) -> str:
+    """The cookie's name for one view: cookies ignore ports, so views of two sessions on
+    one host would otherwise overwrite each other's cookie."""
+    return COOKIE_PREFIX + hashlib.sha256(token.encode("ascii")).hexdigest()[:12]
 
 
 def token_matches(given: str | None, token: str) -> bool:
