@@ -81,6 +81,9 @@ PURE = (
     "integrations/markers.py",
     "integrations/targets.py",
     "plugins/manifest.py",
+    "web/auth.py",
+    "web/policy.py",
+    "web/screen.py",
 )
 
 

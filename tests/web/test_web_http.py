@@ -230,9 +230,19 @@ def test_malformed_messages_get_one_error(view: WebView, text: str, code: str) -
     assert answer["error"]["code"] == code, answer
 
 
-def test_an_oversized_message_closes_only_that_page(view: WebView) -> None:
+CLOSING = [
+    ("oversized", "text"),
+    ("binary-frame", "binary"),
+]
+
+
+@pytest.mark.parametrize("kind", [c[1] for c in CLOSING], ids=[c[0] for c in CLOSING])
+def test_a_bad_frame_closes_only_that_page(view: WebView, kind: str) -> None:
     async def body(page: Page, hello: dict[str, Any]) -> aiohttp.WSMessage:
-        await page.ws.send_str(json.dumps({"id": "big", "method": "ping", "x": "a" * 300_000}))
+        if kind == "text":
+            await page.ws.send_str(json.dumps({"id": "big", "method": "ping", "x": "a" * 300_000}))
+        else:
+            await page.ws.send_bytes(b'{"id":"b","method":"ping","params":{}}')
         return await page.ws.receive(timeout=10)
 
     msg = _run(view, body)
