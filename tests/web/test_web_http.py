@@ -478,3 +478,29 @@ def test_config_starts_it_with_the_server() -> None:
         assert url not in server.server.log_text()  # the token is not logged
         status = server.request("web.start", {})["result"]
         assert status["already_running"] is True and status["read_only"] is True
+
+
+def test_concurrent_starts_make_one_view_and_the_server_keeps_answering(
+    herdr_server: ServerHandle,
+) -> None:
+    """aiohttp is imported off the loop on the first start: a ping sent meanwhile is
+    answered before the start is; two starts at once make one view."""
+    import threading
+
+    answers: dict[str, dict[str, Any]] = {}
+
+    def start(name: str) -> None:
+        answers[name] = herdr_server.request("web.start", {"port": 0}, rid=name)
+
+    threads = [threading.Thread(target=start, args=(n,)) for n in ("a", "b")]
+    threads[0].start()
+    pong = herdr_server.request("ping", {})
+    pinged_while_starting = threads[0].is_alive()
+    threads[1].start()
+    for thread in threads:
+        thread.join(30)
+    assert "result" in pong
+    assert pinged_while_starting
+    a, b = ok(answers["a"]), ok(answers["b"])
+    assert a["url"] == b["url"]
+    assert sorted([a["already_running"], b["already_running"]]) == [False, True]

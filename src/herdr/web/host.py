@@ -7,6 +7,8 @@ here only when a view starts, so a server that never runs one never loads it.
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
@@ -81,6 +83,7 @@ class WebHost:
     def __init__(self, dispatch_factory: DispatchFactory) -> None:
         self._factory = dispatch_factory
         self._running: Running | None = None
+        self._lock = asyncio.Lock()
 
     @property
     def running(self) -> Running | None:
@@ -88,6 +91,10 @@ class WebHost:
 
     async def start(self, server: Server, options: WebOptions) -> tuple[Running, bool]:
         """Start (or find) the view; returns it and whether it was already running."""
+        async with self._lock:  # two concurrent starts make one view
+            return await self._start(server, options)
+
+    async def _start(self, server: Server, options: WebOptions) -> tuple[Running, bool]:
         if self._running is not None:
             return self._running, True
         if not auth.is_address(options.bind):
@@ -102,12 +109,15 @@ class WebHost:
         if options.read_only and options.allow_typing:
             options = replace(options, allow_typing=False)
         try:
-            from aiohttp import web as aioweb
-
-            from herdr.web.app import WebContext, build_app
+            # aiohttp takes 0.4-0.7 s to import here: a thread, so the loop keeps serving.
+            await asyncio.to_thread(importlib.import_module, "herdr.web.app")
         except ImportError as exc:  # pragma: no cover - aiohttp is a dependency
             message = f"the web view needs aiohttp: {exc}"
             raise HerdrError(ErrorCode.WEB_UNAVAILABLE, message) from None
+        from aiohttp import web as aioweb
+
+        from herdr.web.app import WebContext, build_app
+
         token = auth.new_token()
         ctx = WebContext(server, self._factory(server), options, token)
         runner = aioweb.AppRunner(
@@ -131,10 +141,11 @@ class WebHost:
 
     async def stop(self) -> bool:
         """Stop the view; whether one was running. Open websockets are closed."""
-        running, self._running = self._running, None
-        if running is None:
-            return False
-        await running.runner.cleanup()
+        async with self._lock:
+            running, self._running = self._running, None
+            if running is None:
+                return False
+            await running.runner.cleanup()
         log.info("web view stopped")
         return True
 
