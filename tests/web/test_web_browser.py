@@ -181,14 +181,15 @@ def test_a_prompt_typed_in_the_page_reaches_the_pane(
     page.click(_row(pane))
     page.wait_for_selector("#detail:not([hidden])")
     assert page.locator("#overview").is_hidden()  # a phone shows the pane alone
-    page.wait_for_function("document.querySelector('#screen').textContent.trim().length > 0")
+    # Predicates are functions, not strings: the page's CSP forbids eval (a string would need it).
+    page.wait_for_function("() => document.querySelector('#screen').textContent.trim().length > 0")
     assert page.locator("#type-form").is_hidden()  # typing is off by default
     page.fill("#prompt", "a haiku about herds")
     page.click("#prompt-form button[type=submit]")
     page.wait_for_selector(".toast:has-text('Prompt sent')")
     wait_until(lambda: "a haiku about herds" in screen(server, pane), message=screen(server, pane))
     page.wait_for_function(
-        "document.querySelector('#screen').textContent.includes('a haiku about herds')"
+        "() => document.querySelector('#screen').textContent.includes('a haiku about herds')"
     )
     _shot(page, "phone-pane")
     page.set_viewport_size(DESKTOP)
