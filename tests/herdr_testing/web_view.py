@@ -17,6 +17,7 @@ import aiohttp
 from herdr.web.auth import cookie_name
 from herdr_testing.fake_env import launch, ok
 from herdr_testing.servers import ServerHandle
+from herdr_testing.waits import wait_until
 
 
 @dataclass
@@ -152,3 +153,23 @@ async def open_page(
         await session.close()
         raise
     return session, Page(ws)
+
+
+def state_seq(server: ServerHandle, pane: str) -> int:
+    """The agent's ``state_change_seq`` (it grows with every state change)."""
+    agent = ok(server.request("agent.get", {"target": pane}))["agent"]
+    return int(agent["state_change_seq"])
+
+
+def wait_turn_over(server: ServerHandle, pane: str, since: int) -> None:
+    """Until the agent changed state after ``since`` and is idle/done again: a prompt's
+    turn has started and ended (waiting for idle alone can pass before it starts)."""
+
+    def over() -> bool:
+        agent = ok(server.request("agent.get", {"target": pane}))["agent"]
+        return int(agent["state_change_seq"]) > since and agent["agent_status"] in (
+            "idle",
+            "done",
+        )
+
+    wait_until(over, timeout=30, interval=0.05, message=f"{pane}: the turn never ended")

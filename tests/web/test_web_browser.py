@@ -18,7 +18,7 @@ import pytest
 
 from herdr_testing import ServerHandle, herdr_tree, wait_until
 from herdr_testing.fake_env import agent_server, ok, screen, wait_status
-from herdr_testing.web_view import WebView, agent_pane, start_web
+from herdr_testing.web_view import WebView, agent_pane, start_web, state_seq, wait_turn_over
 
 pytestmark = pytest.mark.slow
 
@@ -175,6 +175,7 @@ def test_a_prompt_typed_in_the_page_reaches_the_pane(
     browser: Any, view: WebView, served: tuple[ServerHandle, str]
 ) -> None:
     server, pane = served
+    since = state_seq(server, pane)
     page = browser.new_page()
     page.set_viewport_size(PHONE)
     page.goto(view.url)
@@ -195,7 +196,7 @@ def test_a_prompt_typed_in_the_page_reaches_the_pane(
     page.set_viewport_size(DESKTOP)
     assert page.locator("#overview").is_visible()
     _shot(page, "desktop-pane")
-    wait_status(server, pane, "idle", "done")
+    wait_turn_over(server, pane, since)
 
 
 def test_read_only_page_offers_no_mutation(browser: Any, served: tuple[ServerHandle, str]) -> None:
@@ -273,11 +274,10 @@ def test_an_approval_tapped_in_the_page_unblocks_the_agent(
     _shot(page, "phone-approval")
     page.set_viewport_size(DESKTOP)
     _shot(page, "desktop-approval")
-    before = _typed(LOG)
+    before, since = _typed(LOG), state_seq(server, pane)
     page.click(f'#approval-options button[data-option-id="{record["options"][0]["id"]}"]')
     page.wait_for_selector(".toast:has-text('Answered')")
-    wait_status(server, pane, "working", "idle", "done")
-    wait_status(server, pane, "idle", "done")
+    wait_turn_over(server, pane, since)  # unblocked: it worked, then went idle
     yes = record["options"][0]["keys"]  # claude's "1. Yes": the key 1, typed once
     wait_until(lambda: _typed(LOG) == [*before, *yes], message=f"{_typed(LOG)}")
     page.wait_for_selector("#approval", state="hidden")

@@ -28,6 +28,8 @@ from herdr_testing.web_view import (
     http_get,
     open_page,
     start_web,
+    state_seq,
+    wait_turn_over,
 )
 
 pytestmark = pytest.mark.slow
@@ -255,6 +257,7 @@ def test_a_prompt_from_the_page_reaches_the_agent(
     view: WebView, served: tuple[ServerHandle, str]
 ) -> None:
     server, pane = served
+    since = state_seq(server, pane)
 
     async def body(page: Page, hello: dict[str, Any]) -> dict[str, Any]:
         return await page.call("agent.prompt", {"target": pane, "text": "hello from the web"})
@@ -262,7 +265,7 @@ def test_a_prompt_from_the_page_reaches_the_agent(
     answer = _run(view, body)
     assert answer["result"]["type"] == "agent_prompted", answer
     wait_until(lambda: "hello from the web" in screen(server, pane), message=screen(server, pane))
-    wait_status(server, pane, "idle", "done")
+    wait_turn_over(server, pane, since)
 
 
 def test_a_held_call_does_not_block_the_page(
