@@ -39,14 +39,14 @@ class BundledSpec:
 BUNDLED: tuple[BundledSpec, ...] = (
     BundledSpec("pi", "pi.toml", "2026.06.10.1.1", 1, 1),
     BundledSpec("claude", "claude.toml", "2026.08.21.1.2", 2, 16),
-    BundledSpec("codex", "codex.toml", "2026.08.09.1.1", 3, 11),
-    BundledSpec("gemini", "gemini.toml", "2026.06.10.1.1", 1, 6),
+    BundledSpec("codex", "codex.toml", "2026.08.09.1.2", 3, 11),
+    BundledSpec("gemini", "gemini.toml", "2026.06.10.1.2", 1, 6),
     BundledSpec("cursor", "cursor.toml", "2026.08.03.1.1", 1, 5),
     BundledSpec("devin", "devin.toml", "2026.06.15.1.1", 1, 7),
     BundledSpec("agy", "antigravity.toml", "2026.06.24.1.1", 1, 3),
     BundledSpec("cline", "cline.toml", "2026.06.10.1.1", 1, 2),
-    BundledSpec("opencode", "opencode.toml", "2026.06.10.1.1", 1, 3),
-    BundledSpec("copilot", "github-copilot.toml", "2026.07.07.1.1", 1, 2),
+    BundledSpec("opencode", "opencode.toml", "2026.06.10.1.2", 1, 3),
+    BundledSpec("copilot", "github-copilot.toml", "2026.07.07.1.2", 1, 2),
     BundledSpec("kimi", "kimi.toml", "2026.06.10.1.1", 1, 6),
     BundledSpec("kiro", "kiro.toml", "2026.08.01.1.1", 1, 5),
     BundledSpec("droid", "droid.toml", "2026.06.10.1.1", 1, 4),
@@ -55,7 +55,7 @@ BUNDLED: tuple[BundledSpec, ...] = (
     BundledSpec("hermes", "hermes.toml", "2026.07.24.1.1", 2, 9),
     BundledSpec("kilo", "kilo.toml", "2026.06.10.1.1", 1, 2),
     BundledSpec("qodercli", "qodercli.toml", "2026.06.10.1.1", 1, 3),
-    BundledSpec("qwen", "qwen.toml", "2026.08.14.1.2", 2, 14),
+    BundledSpec("qwen", "qwen.toml", "2026.08.14.1.3", 2, 14),
     BundledSpec("maki", "maki.toml", "2026.07.09.2.1", 1, 5),
 )
 BY_LABEL = {spec.label: spec for spec in BUNDLED}

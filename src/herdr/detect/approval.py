@@ -10,12 +10,14 @@ different dialog than the one a client was shown.
 from __future__ import annotations
 
 import hashlib
+import time
 from dataclasses import dataclass
 from typing import Any
 
 from herdr.detect.manifest import DetectionInput, Manifest, Rule, evaluate
 from herdr.detect.manifest.approval_spec import (
     KEY_ARROWS,
+    KEY_LEFT_RIGHT,
     KEY_NUMBER,
     KEY_NUMBER_ENTER,
     ApprovalSpec,
@@ -28,11 +30,19 @@ MAX_OPTIONS = 16
 MAX_LINE_CHARS = 1024
 OPTION_GAP = 2
 """Non-option lines (wrapped labels, blanks) allowed between two options of one list."""
+QUESTION_GAP = 3
+"""Empty lines that end the question block: the transcript above is not the dialog."""
 REGEX_TIMEOUT_S = 0.05
 """All option-pattern searches of one extraction share this budget."""
+MAX_SCAN_LINES = 200
+"""Options are looked for in the region's last lines only (dialogs sit at the bottom)."""
 
 _BORDER_CHARS = " \t│┃║|"
-_FRAME_CHARS = frozenset("─━═╭╮╰╯┌┐└┘├┤┬┴┼│┃║ \t-")
+_FRAME_CHARS = frozenset("─━═╭╮╰╯┌┐└┘├┤┬┴┼│┃║▀▄ \t-")
+_BOX_BOTTOM = "╰└"
+_BOX_TOP = "╭┌"
+# Dashed rules separate parts of one dialog (claude frames the command with them).
+_DASH_CHARS = frozenset("╌╍┄┅┈┉ \t")
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +95,10 @@ def _is_frame(line: str) -> bool:
     return all(ch in _FRAME_CHARS for ch in line)
 
 
+def _is_dashed(line: str) -> bool:
+    return all(ch in _DASH_CHARS for ch in line)
+
+
 @dataclass(slots=True)
 class _Match:
     index: int
@@ -92,14 +106,25 @@ class _Match:
 
 
 def _option_matches(lines: list[str], spec: ApprovalSpec) -> list[_Match]:
-    """The last list of option lines in ``lines`` (bottom up, small gaps allowed)."""
+    """The last list of options in ``lines`` (bottom up, small gaps allowed).
+
+    A line may hold several options (a row of buttons): every match counts, in order.
+    """
     found: list[_Match] = []
     gap = 0
-    for index in range(len(lines) - 1, -1, -1):
+    deadline = time.monotonic() + REGEX_TIMEOUT_S
+    for index in range(len(lines) - 1, max(-1, len(lines) - 1 - MAX_SCAN_LINES), -1):
         line = lines[index][:MAX_LINE_CHARS]
-        match = spec.option_pattern.search(line, timeout=REGEX_TIMEOUT_S)
-        if match is not None and (match.group("label") or "").strip():
-            found.append(_Match(index, match.groupdict()))
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        matches = [
+            m
+            for m in spec.option_pattern.finditer(line, timeout=left)
+            if (m.group("label") or "").strip()
+        ]
+        if matches:
+            found.extend(_Match(index, m.groupdict()) for m in reversed(matches))
             gap = 0
             if len(found) >= MAX_OPTIONS:
                 break
@@ -108,17 +133,31 @@ def _option_matches(lines: list[str], spec: ApprovalSpec) -> list[_Match]:
             if gap > OPTION_GAP:
                 break
     found.reverse()
-    return found
+    return found[-MAX_OPTIONS:]
 
 
 def _question(lines: list[str], first_option: int, count: int) -> tuple[str, str]:
     """(question, detail) from the non-empty lines directly above the first option."""
     above: list[str] = []
+    blanks = 0
+    depth = 0  # boxes nested inside the dialog (gemini frames the command in one)
     for index in range(first_option - 1, -1, -1):
         text = _clean(lines[index])
         if not text:
+            blanks += 1
+            if above and blanks >= QUESTION_GAP:
+                break
+            continue
+        blanks = 0
+        if _is_dashed(text):
             continue
         if _is_frame(text):
+            if text[0] in _BOX_BOTTOM:
+                depth += 1
+                continue
+            if text[0] in _BOX_TOP and depth > 0:
+                depth -= 1
+                continue
             break
         above.append(text)
         if len(above) >= count:
@@ -126,8 +165,9 @@ def _question(lines: list[str], first_option: int, count: int) -> tuple[str, str
     above.reverse()
     if not above:
         return "", ""
+    # The last line asking something; failing that, the block's first line (its title).
     asks = [k for k, text in enumerate(above) if "?" in text]
-    at = asks[-1] if asks else len(above) - 1
+    at = asks[-1] if asks else 0
     detail = "\n".join(text for k, text in enumerate(above) if k != at)
     return above[at], detail
 
@@ -137,11 +177,11 @@ def _keys(spec: ApprovalSpec, match: _Match, position: int, selected: int) -> tu
         return (str(match.groups["number"]),)
     if spec.keys == KEY_NUMBER_ENTER:
         return (str(match.groups["number"]), "Enter")
-    if spec.keys == KEY_ARROWS:
-        moves = ("Down",) * (position - selected) if position >= selected else ()
-        if position < selected:
-            moves = ("Up",) * (selected - position)
-        return (*moves, "Enter")
+    if spec.keys in (KEY_ARROWS, KEY_LEFT_RIGHT):
+        back, forward = ("Up", "Down") if spec.keys == KEY_ARROWS else ("Left", "Right")
+        if position >= selected:
+            return (*(forward,) * (position - selected), "Enter")
+        return (*(back,) * (selected - position), "Enter")
     return (str(match.groups["key"]),)
 
 

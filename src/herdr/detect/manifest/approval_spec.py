@@ -19,7 +19,8 @@ KEY_NUMBER = "number"  # type the option's number
 KEY_NUMBER_ENTER = "number_enter"  # its number, then Enter
 KEY_SHORTCUT = "key"  # the key the option names, e.g. "(y)"
 KEY_ARROWS = "arrows"  # Up/Down from the selected option, then Enter
-KEY_MODES = (KEY_NUMBER, KEY_NUMBER_ENTER, KEY_SHORTCUT, KEY_ARROWS)
+KEY_LEFT_RIGHT = "left_right"  # Left/Right along a row of buttons, then Enter
+KEY_MODES = (KEY_NUMBER, KEY_NUMBER_ENTER, KEY_SHORTCUT, KEY_ARROWS, KEY_LEFT_RIGHT)
 
 ABOVE_OPTIONS = "above_options"
 DEFAULT_QUESTION_LINES = 6
