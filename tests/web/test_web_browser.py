@@ -141,7 +141,7 @@ def test_states_change_live_with_toast_and_notification(
     page = browser.new_page()
     page.add_init_script(RECORD_NOTIFICATIONS)
     page.goto(view.url)
-    assert page.url == view.base + "/"  # the token left the address bar
+    page.wait_for_url(view.base + "/")  # the token left the address bar
     assert [(c["name"], c["httpOnly"], c["sameSite"]) for c in browser.cookies()] == [
         (view.cookie, True, "Strict")
     ]
@@ -354,3 +354,16 @@ def test_a_restarted_view_does_not_accept_the_old_cookie(
         assert names == sorted([old.cookie, new.cookie])
     finally:
         ok(server.request("web.stop", {}))
+
+
+def test_the_url_opened_from_a_link_elsewhere_still_signs_in(
+    browser: Any, view: WebView, served: tuple[ServerHandle, str]
+) -> None:
+    """A link from another page (a chat, a mail) is a cross-site navigation: the Strict
+    cookie must still reach ``/`` (it would not along a redirect)."""
+    _, pane = served
+    page = browser.new_page()
+    page.set_content(f'<a id="go" href="{view.url}">open herdr</a>')
+    page.click("#go")
+    page.wait_for_url(view.base + "/")
+    page.wait_for_selector(_row(pane))

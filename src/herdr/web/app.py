@@ -1,7 +1,7 @@
 """The web view's HTTP routes and websocket, on aiohttp, in the server's own loop.
 
 Every request passes the token check first: ``/?token=…`` (the URL printed once) is
-exchanged for an HttpOnly, SameSite=Strict cookie and a redirect to ``/``; anything
+exchanged for an HttpOnly, SameSite=Strict cookie and a move to ``/``; anything
 without a valid cookie gets 401 and no data. The websocket also requires our own
 ``Origin``. Its messages are socket-API requests (``{"id","method","params"}``) that go
 through the server's real dispatcher after :mod:`herdr.web.policy`, plus ``web.watch``
@@ -98,7 +98,7 @@ async def _guard(request: web.Request, handler: Any) -> web.StreamResponse:
     given = request.query.get(auth.TOKEN_PARAM)
     if given is not None:
         if request.path == "/" and auth.token_matches(given, ctx.token):
-            response = web.HTTPSeeOther("/")
+            response = web.Response(body=_ENTER, content_type="text/html", charset="utf-8")
             response.set_cookie(
                 auth.cookie_name(ctx.token), ctx.token, httponly=True, samesite="Strict", path="/"
             )
@@ -111,6 +111,16 @@ async def _guard(request: web.Request, handler: Any) -> web.StreamResponse:
     if not response.prepared:
         response.headers.update(HEADERS)
     return response
+
+
+# The answer to the token URL: set the cookie, then go to ``/`` from our own page. (A
+# redirect would not do: after a link from another site, a SameSite=Strict cookie is not
+# sent along the redirect, and the first load would fail.) No script: the CSP allows none.
+_ENTER = (
+    b'<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer">'
+    b'<meta http-equiv="refresh" content="0;url=/"><title>herdr</title>'
+    b'<a href="/">Open herdr</a>\n'
+)
 
 
 def _asset(name: str) -> bytes:
