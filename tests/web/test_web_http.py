@@ -471,17 +471,17 @@ def test_config_starts_it_with_the_server() -> None:
         config.write_text("[web]\nenabled = true\nport = 0\nread_only = true\n")
         herdr.env["HERDR_CONFIG_PATH"] = str(config)
         server = ServerHandle(herdr, herdr.start_server())
-        state = server.socket_path.parent
-        found = list(herdr.root.rglob("web-url"))
         wait_until(lambda: list(herdr.root.rglob("web-url")), message=server.server.log_text())
         found = list(herdr.root.rglob("web-url"))
-        assert len(found) == 1, (found, state)
+        assert len(found) == 1, found
         assert stat.S_IMODE(os.stat(found[0]).st_mode) == 0o600
         url = found[0].read_text().strip()
         assert http_get(url).status == 200
         assert url not in server.server.log_text()  # the token is not logged
         status = server.request("web.start", {})["result"]
         assert status["already_running"] is True and status["read_only"] is True
+        ok(server.request("web.stop", {}))
+        assert not found[0].exists()  # a stopped view's token is not left behind
 
 
 def test_concurrent_starts_make_one_view_and_the_server_keeps_answering(

@@ -162,6 +162,7 @@ async def _start_configured_web(server: Server) -> None:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(running.url() + "\n")
+        server.web.remove_on_stop(path)
     except OSError as err:
         log.warning("cannot write %s: %s", path, err)
         return

@@ -8,10 +8,12 @@ here only when a view starts, so a server that never runs one never loads it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from herdr.vocab import ErrorCode, HerdrError
@@ -84,6 +86,7 @@ class WebHost:
         self._factory = dispatch_factory
         self._running: Running | None = None
         self._lock = asyncio.Lock()
+        self._url_files: list[Path] = []  # hold the running view's token: gone on stop
 
     @property
     def running(self) -> Running | None:
@@ -139,6 +142,10 @@ class WebHost:
         log.info("web view listening", extra={"bind": options.bind, "port": port})
         return self._running, False
 
+    def remove_on_stop(self, path: Path) -> None:
+        """``path`` holds the running view's URL; remove it when the view stops."""
+        self._url_files.append(path)
+
     async def stop(self) -> bool:
         """Stop the view; whether one was running. Open websockets are closed."""
         async with self._lock:
@@ -146,6 +153,10 @@ class WebHost:
             if running is None:
                 return False
             await running.runner.cleanup()
+            files, self._url_files = self._url_files, []
+            for path in files:
+                with contextlib.suppress(OSError):
+                    path.unlink()
         log.info("web view stopped")
         return True
 
