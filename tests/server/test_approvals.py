@@ -15,22 +15,30 @@ from typing import Any
 import pytest
 
 from herdr_testing import HerdrEnv, ServerHandle, wait_until
-from herdr_testing.fake_env import agent_server, code, launch, new_workspace, ok, wait_status
+from herdr_testing.fake_env import (
+    agent_server,
+    code,
+    launch,
+    new_workspace,
+    ok,
+    screen,
+    wait_status,
+)
 from herdr_testing.held import HeldConnection
 
 pytestmark = pytest.mark.slow
 
 
 class Agent:
-    """One fake claude in its own pane, with the log of what it was sent."""
+    """One fake agent (claude unless told) in its own pane, with the log of its input."""
 
-    def __init__(self, server: ServerHandle, log: Path) -> None:
+    def __init__(self, server: ServerHandle, log: Path, kind: str = "claude") -> None:
         self.server = server
         self.log = log
         ws = new_workspace(server)
         panes = ok(server.request("pane.list", {"workspace_id": ws}))["panes"]
         self.pane: str = panes[0]["pane_id"]
-        launch(server, self.pane, "claude")
+        launch(server, self.pane, kind)
 
     def wait_typed(self, expected: list[str]) -> None:
         wait_until(lambda: self.typed() == expected, timeout=20, message=f"{self.typed()}")
@@ -218,6 +226,33 @@ def test_distinct_dialogs_are_announced_once_each(agent: Agent) -> None:
     assert [a["fingerprint"] for a in announced] == [first["fingerprint"], second["fingerprint"]]
 
 
+@pytest.mark.parametrize(
+    ("option", "keys", "outcome", "status"),
+    [
+        pytest.param("1", ["Enter"], "● Approved.", "working", id="first-enter"),
+        pytest.param("2", ["Down", "Enter"], "● Cancelled.", "idle", id="second-down-enter"),
+    ],
+)
+def test_codex_arrow_options_reach_the_selected_choice(
+    herdr_env: HerdrEnv, option: str, keys: list[str], outcome: str, status: str
+) -> None:
+    log = herdr_env.root / "codex-input.jsonl"
+    codex = Agent(agent_server(herdr_env, FAKE_AGENT_INPUT_LOG=str(log)), log, "codex")
+    record = codex.ask("rm -rf build")
+    assert record["rule"] == "live_strong_blocker"
+    assert record["question"] == "Allow command? rm -rf build"
+    assert [o["keys"] for o in record["options"]] == [["Enter"], ["Down", "Enter"]]
+    before = codex.typed()
+    sent = ok(codex.approve(option, record["fingerprint"]))
+    assert sent["option"]["keys"] == keys
+    wait_until(lambda: outcome in screen(codex.server, codex.pane), timeout=20, message=outcome)
+    typed = codex.typed()[len(before) :]
+    assert "".join(typed) in ("\r", "\x1b[B\r", "\x1bOB\r"), typed
+    if status == "idle":
+        wait_status(codex.server, codex.pane, "idle", "done")
+    assert codex.approval() is None
+
+
 def test_cli_approval_and_approve(agent: Agent) -> None:
     record = agent.ask("rm -rf build")
     text = agent.server.cli("agent", "approval", agent.pane)
@@ -242,3 +277,49 @@ def test_cli_approval_and_approve(agent: Agent) -> None:
     assert sent.returncode == 0, sent.stderr
     assert json.loads(sent.stdout)["result"]["sent"] is True
     agent.wait_typed([*before, "1"])
+
+
+# A user override whose option pattern backtracks catastrophically on the dialog's lines.
+HOSTILE_CLAUDE = """
+id = "claude"
+version = "2099.1.1"
+[[rules]]
+id = "hostile_dialog"
+state = "blocked"
+priority = 900
+region = "bottom_non_empty_lines(14)"
+visible_blocker = true
+contains = ["do you want to proceed?"]
+approval = { keys = "arrows", option_pattern = '(?P<label>(a|aa)+)+$' }
+[[rules]]
+id = "composer"
+state = "idle"
+priority = 100
+region = "bottom_non_empty_lines(5)"
+visible_idle = true
+contains = ["? for shortcuts"]
+"""
+
+
+def test_a_catastrophic_override_pattern_reads_no_dialog_and_the_server_lives(
+    herdr_env: HerdrEnv,
+) -> None:
+    override = Path(herdr_env.env["XDG_CONFIG_HOME"]) / "herdr" / "agent-detection"
+    override.mkdir(parents=True)
+    (override / "claude.toml").write_text(HOSTILE_CLAUDE, "utf-8")
+    log = herdr_env.root / "hostile-input.jsonl"
+    claude = Agent(agent_server(herdr_env, FAKE_AGENT_INPUT_LOG=str(log)), log)
+    ok(
+        claude.server.request(
+            "agent.prompt", {"target": claude.pane, "text": "ask:" + "a" * 60 + "b"}
+        )
+    )
+    wait_status(claude.server, claude.pane, "blocked")
+    explain = ok(claude.server.request("agent.explain", {"target": claude.pane}))["explain"]
+    assert explain["matched_rule"]["id"] == "hostile_dialog"  # the override is in force
+    assert claude.approval() is None  # the searches ran out of budget: no dialog, one answer
+    before = claude.typed()
+    assert code(claude.approve("1")) == "no_approval"
+    assert ok(claude.server.request("ping", {}))["type"] == "pong"
+    assert claude.typed() == before
+    assert wait_status(claude.server, claude.pane, "blocked") == "blocked"
