@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from herdr_testing import ServerHandle, herdr_tree, wait_until
-from herdr_testing.fake_env import agent_server, ok, screen, wait_status
+from herdr_testing.fake_env import agent_server, launch, ok, screen, wait_status
 from herdr_testing.web_view import WebView, agent_pane, start_web, state_seq, wait_turn_over
 
 pytestmark = pytest.mark.slow
@@ -281,6 +281,32 @@ def test_an_approval_tapped_in_the_page_unblocks_the_agent(
     yes = record["options"][0]["keys"]  # claude's "1. Yes": the key 1, typed once
     wait_until(lambda: _typed(LOG) == [*before, *yes], message=f"{_typed(LOG)}")
     page.wait_for_selector("#approval", state="hidden")
+
+
+def test_a_codex_approval_tapped_in_the_page(
+    browser: Any, view: WebView, served: tuple[ServerHandle, str]
+) -> None:
+    """Codex's overlay is answered with arrows and Enter: the tap still unblocks it."""
+    server, _ = served
+    ws = ok(server.request("workspace.create", {"focus": False}))["workspace"]["workspace_id"]
+    pane = ok(server.request("pane.list", {"workspace_id": ws}))["panes"][0]["pane_id"]
+    try:
+        launch(server, pane, "codex")
+        if "error" in server.request("agent.approval", {"target": pane}):
+            pytest.skip("needs agent.approval")
+        page = browser.new_page()
+        page.goto(view.url)
+        page.click(_row(pane))
+        record = _ask(server, pane, "make clean")
+        assert record["agent"] == "codex"
+        page.wait_for_selector("#approval:not([hidden]) #approval-detail:has-text('make clean')")
+        since = state_seq(server, pane)
+        page.click(f'#approval-options button[data-option-id="{record["options"][0]["id"]}"]')
+        page.wait_for_selector(".toast:has-text('Answered')")
+        wait_turn_over(server, pane, since)
+        assert _approval(server, pane) is None
+    finally:
+        ok(server.request("workspace.close", {"workspace_id": ws}))
 
 
 def test_a_stale_approval_tapped_in_the_page_is_refused(
