@@ -140,6 +140,17 @@ class ErrorCode(StrEnum):
     SESSION_DELETE_FAILED = "session_delete_failed"
     INTEGRATION_INSTALL_FAILED = "integration_install_failed"
     INTEGRATION_UNINSTALL_FAILED = "integration_uninstall_failed"
+    # Other machines (--machine, --remote, herdr machine): CLI/SDK-local, except that a
+    # remote ``herdr api proxy`` answers remote_herdr_missing in the envelope's shape.
+    MACHINE_UNREACHABLE = "machine_unreachable"
+    MACHINE_NOT_FOUND = "machine_not_found"
+    MACHINE_EXISTS = "machine_exists"
+    INVALID_MACHINE_NAME = "invalid_machine_name"
+    INVALID_MACHINES_FILE = "invalid_machines_file"
+    MACHINES_SAVE_FAILED = "machines_save_failed"
+    REMOTE_HERDR_MISSING = "remote_herdr_missing"
+    REMOTE_INSTALL_FAILED = "remote_install_failed"
+    REMOTE_SERVER_FAILED = "remote_server_failed"
     # The web view (herdr.web): its own refusals, on top of every socket-API code.
     READ_ONLY = "read_only"  # a mutating call through a read-only web view
     TYPING_DISABLED = "typing_disabled"  # typing into a pane without --allow-typing

@@ -94,6 +94,7 @@ CASES = [
                 "focused": ["w1", "w1:t1", "w1:p1"],
                 "area": [100, 20],
                 "agent_view": None,
+                "follow": None,
             },
         },
     ),
@@ -110,6 +111,7 @@ CASES = [
                 "focused": [None, None, None],
                 "area": [0, 0],
                 "agent_view": None,
+                "follow": None,
             },
         },
     ),
@@ -183,6 +185,25 @@ CASES = [
     ),
     Case("window_title_clear", am.WindowTitle(), {"t": "window_title", "title": None}),
     Case("surface", am.Surface(active=False), {"t": "surface", "active": False}),
+    Case(
+        "popup_opened",
+        am.PopupOpened(
+            popup_id="popup_1", title="pick", plugin_id="p", entrypoint="e", rect=(25, 7, 50, 15)
+        ),
+        {
+            "t": "popup_opened",
+            "popup_id": "popup_1",
+            "title": "pick",
+            "plugin_id": "p",
+            "entrypoint": "e",
+            "rect": [25, 7, 50, 15],
+        },
+    ),
+    Case(
+        "popup_closed",
+        am.PopupClosed(popup_id="popup_1"),
+        {"t": "popup_closed", "popup_id": "popup_1"},
+    ),
     Case(
         "surface_set",
         am.SurfaceSet(active=True, projection_revision=7),

@@ -52,7 +52,6 @@ REFUSED = {
     "pane.graphics.set": "feature_disabled",  # pane graphics were removed in 0.9.2
     "pane.graphics.clear": "feature_disabled",
     "pane.graphics.info": "feature_disabled",
-    "popup.close": "popup_not_open",  # this server opens no popups
     "client_shell.surface.set": "connection_local_only",  # a lease lives on client.attach
     "product_announcement.dismiss": "stale_announcement",  # no announcement is current
 }
@@ -143,11 +142,18 @@ id = "main"
 title = "Main"
 command = ["/bin/cat"]
 placement = "split"
+
+[[panes]]
+id = "pop"
+title = "Pop"
+command = ["/bin/cat"]
+placement = "popup"
 """
 
 
 def _plugin_dir(w: World) -> str:
-    """A plugin ``compat`` (action ``compat``, split pane ``main``) next to the repo."""
+    """A plugin ``compat`` (action ``compat``, split pane ``main``, popup ``pop``) next to
+    the repo."""
     root = Path(w.repo).parent / "compat-plugin"
     root.mkdir(exist_ok=True)
     (root / "herdr-plugin.toml").write_text(_COMPAT_PLUGIN)
@@ -162,6 +168,13 @@ def _plugin(w: World) -> str:
 def _plugin_pane(w: World) -> str:
     opened = w.call("plugin.pane.open", {"plugin_id": _plugin(w), "entrypoint": "main"})
     return str(opened["plugin_pane"]["pane"]["pane_id"])
+
+
+def _open_popup(w: World) -> dict[str, Any]:
+    """Open the plugin's popup (spec §9: ``ok``), so ``popup.close`` has one to close."""
+    popup = {"plugin_id": _plugin(w), "entrypoint": "pop", "width": "50%", "height": 10}
+    assert w.call("plugin.pane.open", popup) == {"type": "ok"}
+    return {}
 
 
 def _point(row: int = 0, col: int = 0) -> dict[str, int]:
@@ -347,7 +360,7 @@ CASES: dict[str, Params] = {
     "pane.clear_agent_authority": lambda w: {"pane_id": w.pane},
     "pane.release_agent": lambda w: {"pane_id": w.pane, "source": "compat", "agent": "claude"},
     "pane.close": lambda w: {"pane_id": w.new_pane()},
-    "popup.close": lambda w: {},
+    "popup.close": _open_popup,
     "events.subscribe": lambda w: {"subscriptions": [{"type": "pane.created"}]},
     "events.wait": lambda w: {"match_event": {"event": "pane_created"}, "timeout_ms": 10_000},
     "pane.wait_for_output": lambda w: {

@@ -250,7 +250,7 @@ def test_summary_lists_every_method() -> None:
     assert text.splitlines()[-1] == (
         "extension attach_stream (client.attach): "
         "sends in, paste, scroll, resize, view, surface; "
-        "pushes state, rows, bye, toast, window_title, surface_set"
+        "pushes state, rows, bye, toast, window_title, surface_set, popup_opened, popup_closed"
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from typing import Any
@@ -10,7 +11,7 @@ import pytest
 
 from herdr.cli import fast, main, transport
 from herdr.cli.main import build_parser
-from herdr_testing import ServerHandle
+from herdr_testing import ServerHandle, wait_until
 
 SAMPLES = [
     ["pane", "list"],
@@ -106,6 +107,14 @@ def test_fast_path_imports_no_argparse_json_or_re(herdr_server: ServerHandle) ->
 def test_fast_and_argparse_paths_print_the_same(herdr_server: ServerHandle) -> None:
     """Same stdout, stderr and exit code, on success and on a server error."""
     herdr_server.cli("workspace", "create", "--label", "fast")
+
+    def sampled() -> bool:
+        """The once-a-second cwd sampler has filled every record (else the two runs
+        can differ by a field that arrived between them)."""
+        panes = json.loads(herdr_server.cli("pane", "list").stdout)["result"]["panes"]
+        return bool(panes) and all("foreground_cwd" in p for p in panes)
+
+    wait_until(sampled, 30, message="the cwd sampler never ran")
     for argv in (["pane", "list"], ["pane", "get", "w9:p9"]):
         fast_run = herdr_server.cli(*argv)
         # an abbreviated ``--sess default`` is the same session but not a "simple" line

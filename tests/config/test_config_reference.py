@@ -28,6 +28,7 @@ from herdr.config.reference import (
     ConfigKey,
 )
 from herdr.config.server_settings import ServerSettings
+from herdr.remote.attach import manage_ssh_config
 
 BY_KEY: dict[str, ConfigKey] = {item.key: item for item in KEYS}
 _SERVER = ServerSettings()
@@ -74,6 +75,8 @@ READ_BY_OUR_CODE: dict[str, Callable[[], Any]] = {
     # herdr.cli: launch (nested TUI guard) and status (channel shown)
     "experimental.allow_nested": lambda: False,
     "update.channel": lambda: "stable",
+    # herdr.remote.attach (herdr --remote): no config file -> the default
+    "remote.manage_ssh_config": lambda: manage_ssh_config({"XDG_CONFIG_HOME": "/nonexistent"}),
 }
 # [keys]: the prefix, every action the client's binding table knows, the indexed groups.
 KEY_ENTRIES = ("prefix", *ACTION_NAMES, "indexed.tabs", "indexed.workspaces", "indexed.agents")

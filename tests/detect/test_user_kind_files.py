@@ -24,7 +24,7 @@ process_names = ["crush"]
 argv_patterns = ["*/crush/dist/cli.js"]
 aliases = ["crush-cli"]
 command = ["crush", "--fast"]
-resume = "crush --resume {session}"
+resume = ["crush", "--resume", "{session}"]
 """
 
 MANIFEST = """id = "crush"
@@ -43,7 +43,7 @@ def test_good_file_parses() -> None:
     assert spec.label == "crush" and spec.name == "Crush"
     assert spec.lookup_names == ("crush", "crush-cli")
     assert spec.command == ("crush", "--fast")
-    assert spec.resume == "crush --resume {session}"
+    assert spec.resume == ("crush", "--resume", "{session}")
     assert spec.argv_matches("/opt/crush/dist/cli.js")
     assert not spec.argv_matches("/opt/other/cli.js")
 
@@ -59,6 +59,25 @@ BAD = [
     ("empty-name", GOOD.replace('["crush"]', '[""]', 1), 3, "non-empty"),
     ("no-identity", 'label = "crush"\n', 1, "give process_names or argv_patterns"),
     ("resume-no-session", GOOD.replace("{session}", "x"), 7, "must contain {session}"),
+    (
+        "resume-twice",
+        GOOD.replace('"{session}"]', '"{session}", "{session}"]'),
+        7,
+        "exactly once",
+    ),
+    (
+        "resume-program",
+        GOOD.replace('["crush", "--resume", "{session}"]', '["{session}", "-r"]'),
+        7,
+        "program",
+    ),
+    (
+        "resume-shell-string",
+        GOOD.replace('["crush", "--resume", "{session}"]', '"crush --resume {session}"'),
+        7,
+        "argv list",
+    ),
+    ("resume-empty", GOOD.replace('["crush", "--resume", "{session}"]', "[]"), 7, "empty"),
     ("name-multiline", GOOD.replace('"Crush"', '"a\\nb"'), 2, "one-line string"),
     ("too-many", GOOD.replace('["crush-cli"]', str([f"a{i}" for i in range(17)])), 5, "16"),
 ]

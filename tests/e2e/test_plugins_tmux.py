@@ -1,7 +1,8 @@
 """End to end: plugins in the real TUI inside a real tmux (issue 20): the command
-palette lists and runs plugin actions and catalog commands, and plugin panes open in
-each placement the server offers (split, tab, zoomed) and show on screen. The harness
-is ``test_tui_tmux.Tui``."""
+palette lists and runs plugin actions and catalog commands, plugin panes open in every
+placement (split, tab, zoomed, overlay, popup) and show on screen; the example pane
+picker's popup is drawn over the layout, takes the keys and leaves the layout as it
+was. The harness is ``test_tui_tmux.Tui``."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ pytestmark = [
 ]
 
 RECORDER = Path(__file__).resolve().parents[1] / "fixtures" / "plugins" / "recorder"
+PICKER = Path(__file__).resolve().parents[2] / "examples" / "plugins" / "pane-picker"
 
 
 @pytest.fixture
@@ -111,3 +113,120 @@ def test_plugin_pane_opens_in_its_placement_and_shows(tui: Tui, placement: str) 
     if placement == "zoomed":  # the plugin pane has the whole area: the shell is hidden
         assert snapshot["focused_pane_id"] == pane_id
         assert "$" not in screen.split("recorded pane", 1)[1]
+
+
+def _picker_over_two_panes(tui: Tui) -> str:
+    """The TUI with two panes (a marker in the first) and the example picker linked;
+    the settled screen, to compare with once a popup or overlay is gone."""
+    tui.open()
+    tui.wait_for(_prompt_ready, message="no prompt")
+    assert "result" in tui.request("plugin.link", {"path": str(PICKER)})
+    tui.literal("echo under-the-popup")
+    tui.keys("Enter")
+    tui.wait_text("under-the-popup\n")
+    split = tui.request("pane.split", {"target_pane_id": "w1:p1", "direction": "right"})
+    assert "result" in split, split
+    tui.wait_for(lambda s: s.count("$") >= 3, message="the split has no prompt")
+    tui.request("pane.focus", {"pane_id": "w1:p1"})
+    return _settled(tui)
+
+
+def _settled(tui: Tui) -> str:
+    """The screen once two captures in a row agree."""
+    last = [""]
+
+    def same() -> bool:
+        screen: str = tui.screen()
+        stable = screen == last[0]
+        last[0] = screen
+        return stable
+
+    wait_until(same, TIMEOUT, interval=0.2, message="the screen never settled")
+    return last[0]
+
+
+def test_a_popup_shows_over_the_layout_takes_keys_and_esc_restores_it(tui: Tui) -> None:
+    before = _picker_over_two_panes(tui)
+    invoked = tui.request("plugin.action.invoke", {"action_id": "example.pane-picker.open"})
+    assert "result" in invoked, invoked
+    screen = tui.wait_text("Pick a pane")
+    lines = screen.split("\n")
+    top = next(i for i, line in enumerate(lines) if "╭ Pick a pane" in line)
+    assert "╰" in "".join(lines[top + 1 :])  # a bordered box, closed below
+    assert "under-the-popup" in screen  # the layout is still there around the box
+    tui.wait_text("w1:p2")
+    tui.literal("p2")  # typed keys reach the popup's program, not the shell under it
+    tui.wait_for(
+        lambda s: "filter: p2" in s and "w1:p1 " not in s, message="the filter did not narrow"
+    )
+    assert "p2" not in tui.request("pane.read", {"pane_id": "w1:p1", "source": "visible"})[
+        "result"
+    ]["read"]["text"].replace("under-the-popup", "")
+    tui.keys("Escape")
+    tui.wait_for(lambda s: s == before, message="the layout was not restored after Esc")
+    assert tui.request("popup.close", {})["error"]["code"] == "popup_not_open"
+
+
+def test_picking_in_the_popup_focuses_the_pane_and_the_popup_ends_with_it(tui: Tui) -> None:
+    _picker_over_two_panes(tui)
+    tui.request("plugin.action.invoke", {"action_id": "example.pane-picker.open"})
+    tui.wait_text("Pick a pane")
+    tui.wait_text("w1:p2")
+    tui.literal("p2")
+    tui.wait_text("filter: p2")
+    tui.keys("Enter")
+    tui.wait_for(lambda s: "Pick a pane" not in s, message="the popup stayed open")
+    wait_until(lambda: tui.snapshot()["focused_pane_id"] == "w1:p2", TIMEOUT)
+    assert "╭" not in _settled(tui)
+
+
+def test_an_overlay_covers_the_pane_area_takes_keys_and_gives_it_back(tui: Tui) -> None:
+    before = _picker_over_two_panes(tui)
+    invoked = tui.request("plugin.action.invoke", {"action_id": "example.pane-picker.peek"})
+    assert "result" in invoked, invoked
+    screen = tui.wait_text("enter: peek")
+    assert "under-the-popup" not in screen  # the overlay covers the whole pane area
+    tui.wait_text("w1:p2")
+    tui.literal("p1")
+    tui.wait_text("filter: p1")
+    tui.keys("Enter")
+    tui.wait_text("w1:p1: under-the-popup | $")  # it read the pane it covers
+    tui.keys("Escape")  # the overlay's program quits: the pane closes
+    tui.wait_for(lambda s: s == before, message="the layout was not given back")
+    assert tui.snapshot()["focused_pane_id"] == "w1:p1"
+
+
+def _box_corner(screen: str) -> tuple[int, int] | None:
+    """(column, row) of the popup's top-left corner on screen, if one is drawn."""
+    for row, line in enumerate(screen.split("\n")):
+        col = line.find("╭ Pick a pane")
+        if col >= 0:
+            return col, row
+    return None
+
+
+def test_the_popup_recentres_when_the_terminal_resizes_and_leaves_nothing_behind(
+    tui: Tui,
+) -> None:
+    _picker_over_two_panes(tui)
+    tui.request("plugin.action.invoke", {"action_id": "example.pane-picker.open"})
+    first = _box_corner(tui.wait_text("Pick a pane"))
+    assert first is not None
+    tui.tmux("resize-window", "-t", "main", "-x", "120", "-y", "36")
+    tui.wait_for(lambda s: _box_corner(s) not in (None, first), message="the box did not move")
+    tui.wait_text("filter:")  # the picker redrew at its new size
+    tui.keys("Escape")
+    screen = tui.wait_for(lambda s: "Pick a pane" not in s, message="the popup stayed")
+    assert "╭" not in _settled(tui) and "filter:" not in screen
+
+
+def test_a_paste_reaches_the_popup_without_the_host_brackets(tui: Tui) -> None:
+    _picker_over_two_panes(tui)
+    tui.request("plugin.action.invoke", {"action_id": "example.pane-picker.open"})
+    tui.wait_text("w1:p2")
+    tui.tmux("set-buffer", "p2")
+    tui.tmux("paste-buffer", "-p", "-t", "main")  # bracketed, as a terminal pastes
+    screen = tui.wait_text("filter: p2")
+    assert "200~" not in screen and "201~" not in screen
+    tui.keys("Escape")
+    tui.wait_for(lambda s: "Pick a pane" not in s, message="the popup stayed")

@@ -111,6 +111,20 @@ def type_line(server: ServerHandle | Server, pane: str, text: str) -> None:
     ok(server.request("pane.send_keys", {"pane_id": pane, "keys": ["Enter"]}))
 
 
+def type_prompt(server: ServerHandle | Server, pane: str, text: str) -> None:
+    """Type a prompt into an agent's editor and submit it once it shows. An agent that
+    drew its banner may not read keys yet (it flushes what came early): type again
+    when nothing showed for a while, never twice what did show."""
+    for _attempt in range(4):
+        ok(server.request("pane.send_text", {"pane_id": pane, "text": text}))
+        try:
+            wait_until(lambda: text in screen(server, pane), 10, interval=0.1)
+            break
+        except TimeoutError:
+            continue
+    ok(server.request("pane.send_keys", {"pane_id": pane, "keys": ["Enter"]}))
+
+
 def install(server: ServerHandle, target: str) -> None:
     done = server.cli("integration", "install", target)
     assert done.returncode == 0, done.stderr
@@ -164,8 +178,8 @@ def launch(server: ServerHandle, command: str) -> str:
 # --------------------------------------------------------------------------- full lifecycle
 
 
-def _opencode_config(home: Path, fake: FakeModel) -> None:
-    config = home / ".config" / "opencode"
+def _opencode_config(config_home: Path, fake: FakeModel) -> None:
+    config = config_home / "opencode"
     config.mkdir(parents=True)
     provider = {
         "npm": "@ai-sdk/openai-compatible",
@@ -199,18 +213,16 @@ def test_opencode_hooks_drive_working_blocked_working_done(
     herdr_server: ServerHandle, agent_cli: Callable[[str], Path], model: FakeModel
 ) -> None:
     opencode = agent_cli("opencode")
-    home = Path(herdr_server.env["HOME"])
     first, second = threading.Event(), threading.Event()
     model.script.first = ToolCall("touch fake-approval.txt")
     model.script.after_tool = Text("Done: the file was created.")
     model.script.holds = [first, second]
-    _opencode_config(home, model)
+    # the test tree's XDG_CONFIG_HOME is not ~/.config: opencode reads it, and so must we
+    _opencode_config(Path(herdr_server.env["XDG_CONFIG_HOME"]), model)
     install(herdr_server, "opencode")
-    # our integration writes ~/.config/opencode (as herdr's does); opencode itself follows
-    # XDG_CONFIG_HOME, which the test server's tree points elsewhere
-    pane = launch(herdr_server, f"XDG_CONFIG_HOME=$HOME/.config exec {opencode}")
+    pane = launch(herdr_server, f"exec {opencode}")
     wait_screen(herdr_server, pane, "Ask anything", BOOT)
-    type_line(herdr_server, pane, "please create the file")
+    type_prompt(herdr_server, pane, "please create the file")
 
     source = "herdr:opencode"
     working = hook_state(herdr_server, pane, "working", source)  # the turn is held
@@ -242,7 +254,7 @@ def test_pi_hooks_drive_working_then_done(
     install(herdr_server, "pi")
     pane = launch(herdr_server, f"exec {pi} --provider fake --model fake-model")
     wait_screen(herdr_server, pane, "escape interrupt", BOOT)
-    type_line(herdr_server, pane, "please create the file")
+    type_prompt(herdr_server, pane, "please create the file")
 
     source = "herdr:pi"
     working = hook_state(herdr_server, pane, "working", source)
@@ -373,7 +385,7 @@ def test_session_only_agent_reports_its_session_and_resumes_after_restart(
         wait_until(trust_selected, BOOT, interval=0.5, message="codex's trust choice")
         ok(server.request("pane.send_keys", {"pane_id": pane, "keys": ["Enter"]}))
     wait_screen(server, pane, ready, BOOT)
-    type_line(server, pane, "please create the file")
+    type_prompt(server, pane, "please create the file")
 
     def reported() -> dict[str, Any] | None:
         session = pane_record(handle, pane).get("agent_session")

@@ -376,3 +376,25 @@ def _inverse(tui: Tui, text: str) -> bool:
 
 def _buffer(tui: Tui) -> str:
     return str(tui.tmux("show-buffer", check=False))
+
+
+def test_two_quick_tab_moves_both_count(tui: Tui) -> None:
+    """The second move starts from where the first put the tab, even when typed before
+    the server's new state reaches the TUI."""
+    _started(tui)
+    for n in (2, 3):
+        tui.keys("C-b", "c")
+
+        def counted(n: int = n) -> bool:
+            return len(tui.snapshot()["tabs"]) == n
+
+        def shown(screen: str, n: int = n) -> bool:
+            return f"{n} " in screen and "$" in screen
+
+        wait_until(counted, TIMEOUT, message="no new tab")
+        tui.wait_for(shown, message="no new tab shown")
+    last = tui.snapshot()["tabs"][2]["tab_id"]
+    tui.keys("C-b", "<", "C-b", "<")  # one write: both keys before any state comes back
+    wait_until(
+        lambda: tui.snapshot()["tabs"][0]["tab_id"] == last, TIMEOUT, message="moved only once"
+    )

@@ -736,3 +736,25 @@ def test_after_an_upgrade_the_hint_shows_once(tui: Tui) -> None:
     tui.sessions.remove("main")
     screen = tui.wait_for(_prompt_ready, "again", "no reattach")
     assert "what's new" not in screen
+
+
+def test_a_script_focusing_a_tab_moves_the_attached_view(tui: Tui) -> None:
+    tui.open()
+    tui.wait_for(_prompt_ready, message="no prompt")
+    first_tab = tui.snapshot()["tabs"][0]["tab_id"]
+    tui.literal("echo tab''one")
+    tui.keys("Enter")
+    tui.wait_text("tabone")
+    tui.keys("C-b", "c")  # new tab: this client follows it
+    tui.wait_for(lambda s: "p2" in s and "tabone" not in s, message="no second tab")
+    # a script (not an attached client) focuses the first tab: the TUI follows, like a
+    # tmux client after `select-window` from a script
+    tui.request("tab.focus", {"tab_id": first_tab})
+    tui.wait_text("tabone")
+    # and keys go to what is shown
+    tui.literal("echo after''follow")
+    tui.keys("Enter")
+    tui.wait_text("afterfollow")
+    pane = next(p for p in tui.snapshot()["panes"] if p["tab_id"] == first_tab)["pane_id"]
+    read = tui.request("pane.read", {"pane_id": pane, "source": "visible"})
+    assert "afterfollow" in read["result"]["read"]["text"]

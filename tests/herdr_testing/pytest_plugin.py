@@ -22,6 +22,7 @@ from collections.abc import Iterator
 import pytest
 
 from herdr_testing.servers import HerdrEnv, ServerHandle, herdr_tree
+from herdr_testing.sshd import SshMachine, ssh_machine, sshd_missing_reason
 
 MACHINE_VARS = (
     "XDG_CONFIG_HOME",
@@ -73,3 +74,13 @@ def shared_server() -> Iterator[ServerHandle]:
     """One server for a whole module (fuzzing and other read-mostly tests)."""
     with herdr_tree() as herdr:
         yield ServerHandle(herdr, herdr.start_server())
+
+
+@pytest.fixture(scope="module")
+def sshd() -> Iterator[SshMachine]:
+    """A real loopback sshd (another "machine", with herdr on its PATH) for a module."""
+    reason = sshd_missing_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    with ssh_machine() as machine:
+        yield machine

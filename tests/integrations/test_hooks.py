@@ -574,19 +574,20 @@ def test_plugins_stay_off_outside_herdr(
 # had every report dropped. Ours claims its first root session as "startup".
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
 @pytest.mark.parametrize(
-    ("target", "driver", "module"),
+    ("target", "driver", "base", "module"),
     [
-        ("pi", PI_DRIVER, ".pi/agent/extensions/herdr-agent-state.ts"),
-        ("opencode", OPENCODE_DRIVER, ".config/opencode/plugins/herdr-agent-state.js"),
+        ("pi", PI_DRIVER, "HOME", ".pi/agent/extensions/herdr-agent-state.ts"),
+        # the server's env sets XDG_CONFIG_HOME, which opencode (and so our install) follows
+        ("opencode", OPENCODE_DRIVER, "XDG_CONFIG_HOME", "opencode/plugins/herdr-agent-state.js"),
     ],
 )
 def test_plugin_state_reaches_a_real_server(
-    herdr_server: ServerHandle, target: str, driver: str, module: str
+    herdr_server: ServerHandle, target: str, driver: str, base: str, module: str
 ) -> None:
     """The plugin runs inside a real pane (as a process named like the agent, so the
     server sees the agent it reports for) with the env the server gives every pane."""
     assert NODE is not None
-    home = Path(herdr_server.env["HOME"])
+    home = Path(herdr_server.env[base])
     (home / module).parent.parent.mkdir(parents=True, exist_ok=True)
     integrations.install(target, herdr_server.env)
     plugin = home / module

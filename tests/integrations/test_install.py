@@ -44,6 +44,7 @@ CASES = [
     Case("pi", "h/.pi/agent", None, "extensions/herdr-agent-state.ts", None),
     Case("pi", "elsewhere/pi", "PI_CODING_AGENT_DIR", "extensions/herdr-agent-state.ts", None),
     Case("opencode", "h/.config/opencode", None, "plugins/herdr-agent-state.js", "tui.jsonc"),
+    Case("opencode", "x/opencode", "XDG_CONFIG_HOME", "plugins/herdr-agent-state.js", "tui.jsonc"),
     Case("omp", "h/.omp/agent", None, "extensions/herdr-omp-agent-state.ts", None),
     Case("copilot", "h/.copilot", None, "hooks/herdr-agent-state.sh", "settings.json"),
     Case(
@@ -59,6 +60,7 @@ CASES = [
     Case("kimi", "h/.kimi-code", None, "hooks/herdr-agent-state.sh", "config.toml"),
     Case("kimi", "elsewhere/kimi", "KIMI_CODE_HOME", "hooks/herdr-agent-state.sh", "config.toml"),
     Case("kilo", "h/.config/kilo", None, "plugin/herdr-agent-state.js", None),
+    Case("kilo", "xdg/kilo", "XDG_CONFIG_HOME", "plugin/herdr-agent-state.js", None),
     Case("hermes", "h/.hermes", None, "plugins/herdr-agent-state/__init__.py", "config.yaml"),
     Case(
         "hermes",
@@ -102,7 +104,7 @@ IDS = [f"{c.target}-{c.override or 'default'}" for c in CASES]
 def _env(root: Path, case: Case) -> dict[str, str]:
     env = {"HOME": str(root / "h"), "PATH": "/nonexistent"}
     if case.override == "XDG_CONFIG_HOME":
-        env[case.override] = str(root / case.agent_dir).removesuffix("/devin")
+        env[case.override] = str(root / case.agent_dir).removesuffix("/" + case.target)
     elif case.override:
         env[case.override] = str(root / case.agent_dir)
     return env
@@ -683,3 +685,13 @@ def test_copilot_replaces_stale_camel_case_entries(root: Path) -> None:
     assert hooks["SessionStart"] == [
         {"type": "command", "bash": f"bash '{script}'", "timeoutSec": 10}
     ]
+
+
+@pytest.mark.parametrize("target", ["opencode", "kilo"])
+@pytest.mark.parametrize("xdg", ["", "relative/dir"], ids=["unset", "relative"])
+def test_xdg_followers_ignore_an_unset_or_relative_xdg_config_home(target: str, xdg: str) -> None:
+    """xdg-basedir ignores a relative XDG_CONFIG_HOME, and so do we: ~/.config/<name>."""
+    from herdr.integrations.targets import config_dir
+
+    env = {"HOME": "/h", "XDG_CONFIG_HOME": xdg}
+    assert config_dir(BY_NAME[target], env) == f"/h/.config/{target}"

@@ -8,6 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from herdr.detect.agents import AGENT_INFO, Agent
+from herdr.persist import resume
 from herdr.persist.resume import (
     RECIPES,
     ResumeFallback,
@@ -260,3 +261,50 @@ def test_disabled_resume_falls_back_everywhere() -> None:
     decisions = plan_restore(panes, enabled=False, exists=everything_exists)
     reasons = {k: d.reason for k, d in decisions.items() if isinstance(d, ResumeFallback)}
     assert reasons == {"p1": "disabled", "p2": "missing_ref"}
+
+
+# --------------------------------------------------------------------------- user kinds
+
+ZORK = {"zork": resume.user_recipe("zork", "Zork", ("zork", "--session={session}", "--tui"))}
+
+
+@pytest.mark.parametrize(
+    ("source", "kind", "value", "expected"),
+    [
+        ("herdr:zork", "id", "zs-1.a:b@c", ("zork", "--session=zs-1.a:b@c", "--tui")),
+        ("herdr:zork", "id", "a;b", "invalid_ref"),
+        ("herdr:zork", "id", "a b", "invalid_ref"),
+        ("herdr:zork", "id", "-x", "invalid_ref"),
+        ("herdr:zork", "id", "$(id)", "invalid_ref"),
+        ("herdr:zork", "id", "x" * 129, "invalid_ref"),
+        ("herdr:zork", "path", "/tmp/z.jsonl", "invalid_ref"),
+        ("custom:zork", "id", "zs-1", "unofficial_source"),
+        ("herdr:crush", "id", "zs-1", "unofficial_source"),
+    ],
+    ids=[
+        "good",
+        "semicolon",
+        "space",
+        "dash",
+        "substitution",
+        "too-long",
+        "path",
+        "custom-source",
+        "other-kinds-source",
+    ],
+)
+def test_user_kind_recipe(source: str, kind: str, value: str, expected: object) -> None:
+    ref = SessionRef("path" if kind == "path" else "id", value)
+    decision = resume.plan_resume(
+        AgentSession(source, "zork", ref), "/w", exists=lambda _p: True, extra=ZORK
+    )
+    if isinstance(expected, tuple):
+        assert isinstance(decision, resume.ResumePlan) and decision.argv == expected
+    else:
+        assert isinstance(decision, resume.ResumeFallback) and decision.reason == expected
+
+
+def test_user_kind_without_recipe_is_unsupported() -> None:
+    session = AgentSession("herdr:zork", "zork", SessionRef("id", "zs-1"))
+    decision = resume.plan_resume(session, "/w", exists=lambda _p: True)
+    assert isinstance(decision, resume.ResumeFallback) and decision.reason == "unsupported_agent"

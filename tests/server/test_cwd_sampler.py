@@ -31,7 +31,7 @@ from herdr.server.views import ViewedPanes
 from herdr.terminal import procfs
 from herdr_testing import ServerHandle, wait_until
 
-WAIT_S = 10.0
+WAIT_S = 30.0  # a safety net for a loaded machine, never a speed claim
 
 
 async def until(predicate: Callable[[], bool], what: str) -> None:

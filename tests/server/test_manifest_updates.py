@@ -33,10 +33,12 @@ class Site:
 
     def __init__(self) -> None:
         self.routes: dict[str, tuple[bytes, float]] = {}
+        self.hits: list[str] = []  # every path asked for, in order
         site = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
+                site.hits.append(self.path)
                 body, delay = site.routes.get(self.path, (b"", -1.0))
                 if delay < 0:
                     self.send_error(404)
@@ -332,3 +334,32 @@ def test_background_check_is_silent_and_harmless_offline(herdr_env: HerdrEnv) ->
     assert result["last_result"].startswith("failed: failed to fetch")
     assert _claude(result)["source_kind"] == "bundled"
     assert "Traceback" not in server.server.log_text()
+
+
+@pytest.mark.slow
+def test_manifest_check_off_means_no_background_request(herdr_env: HerdrEnv, site: Site) -> None:
+    """``[update] manifest_check = false``: the server never asks the catalog, however
+    short the interval; ``herdr server update-agent-manifests`` still works on demand
+    (an explicit command is the user asking, so it is not gated by the key)."""
+    config = Path(herdr_env.env["XDG_CONFIG_HOME"]) / "herdr" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("[update]\nmanifest_check = false\n", "utf-8")
+    site.put("claude.toml", claude_manifest("2099.3"))
+    site.catalog(("claude", "claude.toml", None))
+    server = agent_server(
+        herdr_env,
+        HERDR_AGENT_DETECTION_MANIFEST_CATALOG_URL=site.url,
+        HERDR_AGENT_DETECTION_CHECK_INTERVAL_S="0.05",
+    )
+    pane = f"{new_workspace(server)}:p1"
+    launch(server, pane, "claude")  # the server has run for many would-be intervals by now
+    time.sleep(1.0)  # ~20 more intervals of exposure; nothing is timed or asserted on it
+    assert site.hits == []
+    status = Path(herdr_env.env["XDG_STATE_HOME"]) / "herdr" / "agent-detection" / "status.toml"
+    assert not status.exists()
+    assert _claude(_manifests(server))["source_kind"] == "bundled"
+
+    envelope = _update(herdr_env)
+    assert site.hits == ["/agent-detection/index.toml", "/agent-detection/claude.toml"]
+    assert _claude(envelope["result"])["active_version"] == "2099.3"
+    wait_status(server, pane, "blocked")

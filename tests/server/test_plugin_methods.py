@@ -114,8 +114,13 @@ def test_link_disabled_then_invoke_is_plugin_disabled(server: ServerHandle) -> N
         ),
         (
             "plugin.pane.open",
-            {"plugin_id": "test.recorder", "entrypoint": "viewer", "placement": "overlay"},
-            "plugin_placement_unavailable",
+            {
+                "plugin_id": "test.recorder",
+                "entrypoint": "viewer",
+                "placement": "popup",
+                "width": "101%",
+            },
+            "invalid_params",
         ),
         ("plugin.pane.focus", {"pane_id": "w9:p9"}, "plugin_pane_not_found"),
     ],
@@ -132,7 +137,7 @@ def test_link_disabled_then_invoke_is_plugin_disabled(server: ServerHandle) -> N
         "log-bad-id",
         "link-bad-param",
         "pane-unknown-entrypoint",
-        "pane-overlay",
+        "pane-popup-bad-width",
         "pane-focus-unknown",
     ],
 )

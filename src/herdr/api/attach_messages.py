@@ -11,8 +11,9 @@ apart by their ``t`` field (a tagged union):
   Commands (split, close, focus…) go through the public methods on connections of
   their own.
 * server → client (:data:`ServerMessage`): :class:`State`, :class:`Rows`, :class:`Bye`,
-  :class:`SurfaceSet`, and the client-local side effects sent to the foreground
-  client only: :class:`Toast` and :class:`WindowTitle`.
+  :class:`SurfaceSet`, :class:`PopupOpened` / :class:`PopupClosed` (a plugin popup),
+  and the client-local side effects sent to the foreground client only: :class:`Toast`
+  and :class:`WindowTitle`.
 
 This module is the one declaration: the server decodes client lines and encodes its
 own with it, the client does the reverse, and ``herdr api schema`` lists the structs
@@ -162,6 +163,10 @@ class StateDoc(msgspec.Struct, frozen=True, kw_only=True):
     agent_view: Annotated[
         Record | None, _doc("The agent.view.set projection of the sidebar's agent list")
     ] = None
+    follow: Annotated[
+        tuple[int, str | None, str | None] | None,
+        _doc("[seq, workspace id, tab id] of the last focus change made by a script; views follow"),
+    ] = None
 
 
 class _FromServer(msgspec.Struct, frozen=True, kw_only=True, tag_field="t"):
@@ -229,8 +234,39 @@ class SurfaceSet(_FromServer, frozen=True, kw_only=True, tag="surface_set"):
     projection_revision: Annotated[int, _doc("Bumped by every layout or presentation change")]
 
 
-ServerMessage: TypeAlias = State | Rows | Bye | Toast | WindowTitle | SurfaceSet
-SERVER_MESSAGES: Final = (State, Rows, Bye, Toast, WindowTitle, SurfaceSet)
+class PopupOpened(_FromServer, frozen=True, kw_only=True, tag="popup_opened"):
+    """A plugin popup is open (spec §9: one per session, outside every tab layout).
+
+    Its rows follow as :class:`Rows` whose ``pane_id`` is ``popup_id``; keys typed into
+    it are :class:`Input` with that id. Re-sent when its box moves (the area changed).
+    """
+
+    popup_id: Annotated[str, _doc("Names the popup in rows and input; not a pane id")]
+    title: Annotated[str, _doc("The [[panes]] entry's title, for the border")] = ""
+    plugin_id: str = ""
+    entrypoint: str = ""
+    rect: Annotated[Rect4, _doc("The outer box [x, y, w, h] in pane-area cells, border included")]
+
+
+class PopupClosed(_FromServer, frozen=True, kw_only=True, tag="popup_closed"):
+    """The popup ended (its process exited or ``popup.close``): draw what is under it."""
+
+    popup_id: str
+
+
+ServerMessage: TypeAlias = (
+    State | Rows | Bye | Toast | WindowTitle | SurfaceSet | PopupOpened | PopupClosed
+)
+SERVER_MESSAGES: Final = (
+    State,
+    Rows,
+    Bye,
+    Toast,
+    WindowTitle,
+    SurfaceSet,
+    PopupOpened,
+    PopupClosed,
+)
 
 # ----------------------------------------------------------------------------- coding
 

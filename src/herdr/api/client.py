@@ -327,11 +327,17 @@ class Client(_Methods):
         *,
         session: str | None = None,
         timeout: float | None = 30.0,
+        machine: str | None = None,
     ) -> None:
+        """``machine`` (a saved machine's name or an ssh target) sends every call over
+        ssh to that machine's ``herdr api proxy`` and ``session`` names its session
+        there (``socket_path`` is then unused)."""
         self.socket_path = (
             Path(socket_path) if socket_path is not None else default_socket_path(session)
         )
         self.timeout = timeout
+        self.machine = machine
+        self._session = session
         self._counter = 0
         self._protocol_checked = False
 
@@ -339,8 +345,24 @@ class Client(_Methods):
         self._counter += 1
         return f"py:{os.getpid()}:{self._counter}:{method}"
 
+    def _connect_machine(self) -> socket.socket:
+        """A stream over ssh (one shared ControlMaster per machine) to its server."""
+        from herdr.remote import ssh_command, ssh_stream
+
+        assert self.machine is not None
+        words = ssh_command.proxy_words(self._session)
+        try:
+            fd, proc, label = ssh_stream.spawn(self.machine, words, os.environ)
+        except ssh_stream.MachineError as exc:
+            raise HerdrError(exc.code, exc.message) from None
+        sock = _MachineSocket(fileno=fd)
+        sock.proc, sock.label = proc, label
+        return sock
+
     def _connect(self, retries: Iterator[float] | None = None) -> socket.socket:
         """A socket to our (or root's) server; a full backlog is retried for ~1 s."""
+        if self.machine is not None:
+            return self._connect_machine()
         retries = iter(_RETRY_DELAYS_S) if retries is None else retries
         while True:
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -381,7 +403,16 @@ class Client(_Methods):
                     sock.sendall(line)  # its one line is still there to read
                 sock.settimeout(timeout)
                 reader = _LineReader(sock)
-                envelope = _decode(reader.readline())
+                machine = isinstance(sock, _MachineSocket)
+                try:
+                    first = reader.readline()
+                except ConnectionResetError:  # ssh exited before reading what we sent
+                    if not machine:
+                        raise
+                    first = b""
+                if not first and isinstance(sock, _MachineSocket):
+                    raise HerdrError("machine_unreachable", sock.eof_reason())
+                envelope = _decode(first)
             except BaseException:
                 sock.close()
                 raise
@@ -439,6 +470,25 @@ class Client(_Methods):
             sock.close()
             raise
         return Subscription(sock, reader, started)
+
+
+class _MachineSocket(socket.socket):
+    """A ``socketpair`` end whose peer is ``ssh ... herdr api proxy`` (reaped on close)."""
+
+    proc: Any = None
+    label = ""
+
+    def close(self) -> None:
+        super().close()
+        if self.proc is not None:
+            from herdr.remote.ssh_stream import reap
+
+            reap(self.proc)
+
+    def eof_reason(self) -> str:
+        from herdr.remote.ssh_stream import Reaping
+
+        return Reaping.eof_reason(self)  # type: ignore[arg-type]
 
 
 class _LineReader:
@@ -506,11 +556,16 @@ class AsyncClient(_Methods):
         *,
         session: str | None = None,
         timeout: float | None = 30.0,
+        machine: str | None = None,
     ) -> None:
+        """``machine``: as for :class:`Client`, every call goes over ssh to it."""
         self.socket_path = (
             Path(socket_path) if socket_path is not None else default_socket_path(session)
         )
         self.timeout = timeout
+        self.machine = machine
+        self._session = session
+        self._ssh: dict[int, Any] = {}  # id(writer) -> the ssh serving that stream
         self._counter = 0
         self._protocol_checked = False
 
@@ -518,12 +573,35 @@ class AsyncClient(_Methods):
         self._counter += 1
         return f"py:{os.getpid()}:{self._counter}:{method}"
 
+    async def _open_machine(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A stream over ssh to the machine's server (finished ssh processes are reaped)."""
+        import asyncio
+
+        from herdr.remote import ssh_command, ssh_stream
+
+        assert self.machine is not None
+        for key, proc in list(self._ssh.items()):
+            if proc.poll() is not None:
+                del self._ssh[key]
+        words = ssh_command.proxy_words(self._session)
+        try:
+            fd, proc, _label = ssh_stream.spawn(self.machine, words, os.environ)
+        except ssh_stream.MachineError as exc:
+            raise HerdrError(exc.code, exc.message) from None
+        reader, writer = await asyncio.open_unix_connection(
+            sock=socket.socket(fileno=fd), limit=_MAX_LINE
+        )
+        self._ssh[id(writer)] = proc
+        return reader, writer
+
     async def _open(
         self, retries: Iterator[float]
     ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         """A connection to our (or root's) server; a full backlog is retried for ~1 s."""
         import asyncio
 
+        if self.machine is not None:
+            return await self._open_machine()
         while True:
             try:
                 reader, writer = await asyncio.open_unix_connection(
@@ -573,7 +651,21 @@ class AsyncClient(_Methods):
                 writer.write(line)
                 with contextlib.suppress(OSError):  # refused and closed before we sent:
                     await writer.drain()  # its one line is still there to read
-                answer = await asyncio.wait_for(reader.readline(), timeout)
+                proc = self._ssh.get(id(writer))
+                try:
+                    answer = await asyncio.wait_for(reader.readline(), timeout)
+                except ConnectionResetError:  # ssh exited before reading what we sent
+                    if proc is None:
+                        raise
+                    answer = b""
+                if not answer and proc is not None:
+                    from herdr.remote.ssh_stream import reap
+
+                    code = await asyncio.to_thread(reap, proc)
+                    raise HerdrError(
+                        "machine_unreachable",
+                        f"the connection to {self.machine} closed (ssh exit {code})",
+                    )
                 envelope = _decode(answer.rstrip(b"\n"))
             except BaseException:
                 writer.close()

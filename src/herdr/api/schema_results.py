@@ -375,11 +375,19 @@ _RESULTS: Final[dict[str, Json]] = {
     "integration_uninstall": obj(
         target=ref("IntegrationTarget"), details=ref("IntegrationUninstallResult")
     ),
-    "agent_manifest_reload": obj(manifests=array(ref("AgentManifestInfo"))),
+    "agent_manifest_reload": obj(
+        manifests=array(ref("AgentManifestInfo")),
+        # ours: the agents whose rules this reload changed, and the panes it restarted
+        updated=opt(
+            array(obj(agent=STRING, active_version=nullable(STRING), removed=BOOLEAN)),
+        ),
+        restarted_pane_ids=opt(array(STRING)),
+    ),
     "agent_manifest_status": obj(
         manifests=array(ref("AgentManifestInfo")),
         last_check_unix=opt(nullable(U64)),
         last_result=OPT_STRING,
+        user_kind_errors=opt(array(STRING)),  # ours: path:line diagnostics of user kinds
     ),
     "plugin_linked": obj(plugin=ref("InstalledPluginInfo")),
     "plugin_list": obj(plugins=array(ref("InstalledPluginInfo"))),

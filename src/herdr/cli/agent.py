@@ -181,7 +181,23 @@ def add_agent(nouns: Nouns) -> None:
     noun = nouns.add_parser("agent", help=NOUNS["agent"][0])
     verbs = add_verbs(noun, "herdr agent")
 
-    verb(verbs, "list", "list agents", "agent.list", lambda a: {})
+    listing = verb(verbs, "list", "list agents", "agent.list", lambda a: {})
+    listing.add_argument(
+        "--all-machines",
+        action="store_true",
+        help="also every saved machine's agents (each with a machine field)",
+    )
+    one_machine = listing.get_default("handler")
+
+    def run_list(args: argparse.Namespace) -> int:
+        if getattr(args, "all_machines", False):
+            from herdr.remote.all_machines import run_all_machines
+
+            return run_all_machines(args)
+        result: int = one_machine(args)
+        return result
+
+    listing.set_defaults(handler=run_list)
     get = verb(verbs, "get", "show an agent", "agent.get", _target)
     get.add_argument("target", metavar="TARGET", help="agent name or pane id")
 

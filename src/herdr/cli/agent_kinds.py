@@ -49,7 +49,7 @@ def kinds_document(env: dict[str, str]) -> dict[str, object]:
                 "process_names": list(spec.lookup_names),
                 "argv_patterns": list(spec.argv_patterns),
                 "command": list(spec.command),
-                "resume": spec.resume,
+                "resume": list(spec.resume) if spec.resume is not None else None,
                 "manifest": kind.manifest_path,
                 "manifest_version": kind.manifest.version,
             }

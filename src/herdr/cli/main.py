@@ -79,10 +79,38 @@ NOUNS: dict[str, tuple[str, str]] = {
     ),
     "worktree": ("git worktrees opened as workspaces", "herdr.cli.worktree:add_worktree"),
     "plugin": ("link, install and run plugins", "herdr.cli.plugin:add_plugin"),
+    "machine": ("save other machines for --machine and --remote", "herdr.cli.machine:add_machine"),
     "web": ("serve agents and screens to a browser or phone", "herdr.cli.web:add_web"),
 }
 
-_ROOT_VALUE_FLAGS = frozenset({"--session"})
+_ROOT_VALUE_FLAGS = frozenset({"--session", "--remote", "--remote-keybindings"})
+MACHINE_FLAG = "--machine"
+# Nouns that never talk to a server: --machine cannot route them anywhere.
+LOCAL_NOUNS = frozenset({"machine", "completion", "integration", "config"})
+
+
+def take_machine(argv: Sequence[str]) -> tuple[list[str], str | None]:
+    """``argv`` without the global ``--machine NAME|TARGET`` (anywhere before ``--``)."""
+    rest: list[str] = []
+    machine: str | None = None
+    args = iter(argv)
+    for arg in args:
+        if arg == "--":
+            rest += [arg, *args]
+            break
+        if arg == MACHINE_FLAG:
+            machine = next(args, None)
+            if machine is None or machine.startswith("-"):
+                raise UsageError("--machine needs a machine name or an ssh target")
+        elif arg.startswith(MACHINE_FLAG + "="):
+            machine = arg[len(MACHINE_FLAG) + 1 :]
+        else:
+            rest.append(arg)
+    if machine == "":
+        raise UsageError("--machine needs a machine name or an ssh target")
+    return rest, machine
+
+
 _wanted: list[str | None] = [None, None]  # noun and verb of the command line being parsed
 
 
@@ -180,6 +208,24 @@ def _build(noun: str | None, verb: str | None, *, full: bool) -> argparse.Argume
         version=f"herdr {__version__} (protocol {PROTOCOL_VERSION})",
     )
     parser.add_argument("--session", metavar="NAME", help="use a named session")
+    parser.add_argument(
+        "--machine",
+        metavar="NAME|TARGET",
+        help="run the command against the herdr on another machine (over ssh)",
+    )
+    parser.add_argument(
+        "--remote",
+        metavar="TARGET",
+        nargs="?",
+        const="",
+        help="attach this terminal to the herdr on another machine (default: the default machine)",
+    )
+    parser.add_argument(
+        "--remote-keybindings",
+        choices=("local", "server"),
+        default="local",
+        help="with --remote: use local (default) or the remote's keybindings",
+    )
     parser.add_argument(
         "--default-config", action="store_true", help="print the default config.toml and exit"
     )
@@ -288,11 +334,33 @@ def _add_api(nouns: Nouns) -> None:
     schema.set_defaults(handler=_lazy("herdr.cli.api", "run_schema"))
     snapshot = verbs.add_parser("snapshot", help="the whole session model as JSON")
     snapshot.set_defaults(handler=_lazy("herdr.cli.api", "run_snapshot"))
+    # Hidden: the remote end of --machine/--remote (stdio <-> this machine's socket).
+    proxy = verbs.add_parser("proxy")
+    proxy.add_argument("--expect-protocol", type=int)
+    proxy.set_defaults(handler=_lazy("herdr.remote.proxy", "run_proxy"))
+    ensure = verbs.add_parser("ensure-server")
+    ensure.add_argument("--with-config", action="store_true")
+    ensure.set_defaults(handler=_lazy("herdr.remote.ensure", "run_ensure_server"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
+    try:
+        argv, machine = take_machine(argv)
+    except UsageError as exc:
+        sys.stderr.write(f"herdr: error: {exc}\n")
+        return 2
+    if machine is not None:
+        from herdr.cli import transport
+
+        transport.MACHINE[0] = machine
+    if argv[:2] == ["api", "proxy"]:  # the remote end of every --machine call
+        from herdr.remote.proxy import run_fast
+
+        proxied = run_fast(list(argv[2:]))
+        if proxied is not None:
+            return proxied
     from herdr.cli.fast import run_simple
 
     simple = run_simple(argv)  # a simple verb, answered without building any parser
@@ -320,11 +388,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError as exc:
             parser.error(str(exc))
     handler: Handler | None = getattr(args, "handler", None)
+    noun = getattr(args, "noun", None)
+    if machine is not None and noun in LOCAL_NOUNS:
+        parser.error(f"--machine does not apply to `herdr {noun}` (it never talks to a server)")
     if handler is None:
-        if getattr(args, "noun", None) is not None:
+        if noun is not None:
             parser.print_help()
             return 0
-        handler = _lazy("herdr.cli.launch", "run_tui")  # bare `herdr`: start-or-attach
+        if args.remote is not None or machine is not None:
+            if args.remote is None:
+                args.remote = machine
+            handler = _lazy("herdr.remote.attach", "run_remote")  # herdr --remote TARGET
+        else:
+            handler = _lazy("herdr.cli.launch", "run_tui")  # bare `herdr`: start-or-attach
     try:
         return handler(args)
     except UsageError as exc:

@@ -32,6 +32,10 @@ MAX_SOCKET_PATH_BYTES = 107
 # Waits before each retry while the server is busy (full backlog, or it answered
 # too_many_connections before reading the request): about a second in all.
 RETRY_DELAYS_S = (0.005, 0.01, 0.02, 0.04, 0.08, 0.12, 0.16, 0.2, 0.2, 0.2)
+# ``--machine NAME|TARGET`` (set by herdr.cli.main): every exchange goes over ssh to
+# that machine's ``herdr api proxy`` (herdr.remote.ssh_stream) instead of a local socket.
+MACHINE: list[str | None] = [None]
+MACHINE_PREFIX = "herdr-machine:"  # herdr.remote.ssh_stream.machine_path's stand-in path
 
 
 class RequestFailed(Exception):
@@ -44,7 +48,13 @@ class RequestFailed(Exception):
 
 
 def socket_path_for(args: argparse.Namespace) -> str:
-    """``--session`` > ``$HERDR_SOCKET_PATH`` > ``$HERDR_SESSION`` > default."""
+    """``--session`` > ``$HERDR_SOCKET_PATH`` > ``$HERDR_SESSION`` > default.
+
+    With ``--machine``, a stand-in naming the machine and the session (resolved there).
+    """
+    machine = MACHINE[0]
+    if machine is not None:
+        return f"{MACHINE_PREFIX}{getattr(args, 'session', None) or ''}\0{machine}"
     return paths.active_socket_path(os.environ, getattr(args, "session", None))
 
 
@@ -73,6 +83,8 @@ def connect(
     retried along ``retries`` (about a second in all) before ``too_many_connections``.
     A server of another user is refused (``server_untrusted``) before anything is sent.
     """
+    if path.startswith(MACHINE_PREFIX):
+        return _connect_machine(path)
     if len(os.fsencode(path)) > MAX_SOCKET_PATH_BYTES:
         raise RequestFailed("invalid_params", f"socket path is too long: {path}")
     if retries is None:
@@ -102,6 +114,17 @@ def connect(
             sock.close()
             raise RequestFailed("server_untrusted", peercred.untrusted_message(path, uid))
         return sock
+
+
+def _connect_machine(path: str) -> _socket.socket:
+    """A stream over ssh to another machine's server (``--machine``)."""
+    from herdr.remote import ssh_stream
+
+    machine, session = ssh_stream.split_machine_path(path) or ("", None)
+    try:
+        return ssh_stream.open_machine(machine, session, os.environ)
+    except ssh_stream.MachineError as exc:
+        raise RequestFailed(exc.code, exc.message) from None
 
 
 def backoff(retries: Iterator[float]) -> bool:
@@ -187,10 +210,22 @@ def request(
             with contextlib.suppress(OSError):  # refused and closed before we sent:
                 sock.sendall(data)  # its one line is still there to read
             sock.settimeout(timeout)
-            line = read_line(sock, method, bytearray())
+            eof_reason = getattr(sock, "eof_reason", None)  # a --machine stream's ssh
+            try:
+                line = read_line(sock, method, bytearray())
+            except RequestFailed as exc:
+                if eof_reason is None or exc.code == "timeout":
+                    raise
+                line = b""  # ssh exited before reading what we sent (a reset)
+            if not line and eof_reason is not None:
+                raise RequestFailed("machine_unreachable", eof_reason())
         finally:
             sock.close()
         envelope = decode(line, method)
+        refusal = envelope.get("error")
+        machine_refusal = path.startswith(MACHINE_PREFIX) and envelope.get("id") is None
+        if machine_refusal and isinstance(refusal, dict) and not _busy_refusal(envelope):
+            raise RequestFailed(str(refusal.get("code")), str(refusal.get("message")))
         busy = _busy_refusal(envelope)
         if busy is None:
             return envelope
@@ -209,8 +244,16 @@ def _busy_refusal(envelope: dict[str, Any]) -> str | None:
 
 
 def check_protocol(path: str) -> dict[str, Any]:
-    """Ping; return the pong, or raise ``protocol_mismatch`` for an incompatible server."""
+    """Ping; return the pong, or raise ``protocol_mismatch`` for an incompatible server.
+
+    A ``--machine`` stream's remote proxy does this check itself, on every stream.
+    """
+    if path.startswith(MACHINE_PREFIX):
+        return {}
     envelope = request(path, "ping", {}, timeout=5.0)
+    error = envelope.get("error")
+    if isinstance(error, dict) and envelope.get("id") is None:  # a --machine proxy's refusal
+        raise RequestFailed(str(error.get("code")), str(error.get("message")))
     result = envelope.get("result")
     protocol = result.get("protocol") if isinstance(result, dict) else None
     if protocol != PROTOCOL_VERSION:

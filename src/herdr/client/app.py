@@ -30,6 +30,9 @@ from herdr.api.attach_messages import (
     AttachParams,
     Bye,
     Input,
+    Paste,
+    PopupClosed,
+    PopupOpened,
     Resize,
     Rows,
     Scroll,
@@ -70,11 +73,14 @@ from herdr.client.build_view import (
 from herdr.client.commands import ACTIONS, COMMANDS
 from herdr.client.compose import compose
 from herdr.client.connection import Connection
+from herdr.client.focus_follow import follow_step
 from herdr.client.input import InputParser, Mouse, encode_mouse_sgr
 from herdr.client.keynames import KeySpec
 from herdr.client.mirror import PaneMirror, apply_rows
 from herdr.client.modes import KeyMachine
 from herdr.client.palette import Item
+from herdr.client.popup_box import PopupShown, key_route, paste_part
+from herdr.client.popup_box import overlay as popup_overlay
 from herdr.client.prompt import Prompt, PromptKind, open_prompt
 from herdr.client.render import HostModes, keyboard_mirror, render
 from herdr.client.settings import UiSettings, load_ui_settings
@@ -167,6 +173,7 @@ class App:
         self.cols, self.rows = 80, 24
         self.sent_area: tuple[int, int] | None = None
         self.sent_view: tuple[str | None, str | None, bool] | None = None
+        self.follow_seq: int | None = None  # the last script focus change seen
         self.prev_status: dict[str, str] = {}
         # pane id → when (a count, not a clock) it last turned blocked or done
         self.attention_order: dict[str, int] = {}
@@ -184,12 +191,16 @@ class App:
         self.toast: Toast | None = None  # the toast on screen (notification.show)
         self._toast_timer: asyncio.TimerHandle | None = None
         self.window_title: str | None = None  # the title we set on the host terminal
+        self.popup: PopupShown | None = None  # the session's plugin popup, over the layout
+        self._popup_pasting = False  # a host paste into the popup spans several reads
         self._on_message: dict[type[Any], Handler] = {
             Rows: self.apply_rows,
             State: lambda msg: self.apply_state(msg.state),
             Bye: lambda _msg: self.finish("server_stopped"),
             ToastLine: self.show_toast,
             WindowTitle: self.set_window_title,
+            PopupOpened: self.popup_opened,
+            PopupClosed: self.popup_closed,
         }
         self._copy_effects: dict[type[Any], Callable[[cm.CopyState, Any], None]] = {
             cm.Scroll: lambda before, e: self.conn.send(
@@ -344,6 +355,36 @@ class App:
             self.window_title = None
             self.write(TITLE_RESTORE)
 
+    def popup_opened(self, msg: PopupOpened) -> None:
+        """A plugin popup is open (or its box moved): draw it, route keys to it."""
+        self.popup = PopupShown(msg.popup_id, msg.title, msg.rect)
+
+    def popup_closed(self, msg: PopupClosed) -> None:
+        """The popup ended: the next frame is the layout under it, diffed cell by cell."""
+        if self.popup is not None and self.popup.popup_id == msg.popup_id:
+            self.popup = None
+        self.panes.pop(msg.popup_id, None)
+
+    def _popup_input(self, data: bytes) -> bool:
+        """Keys while a popup is open go to it (spec §9: session-modal); a lone Esc
+        asks the server to close it. False: handle ``data`` as without a popup."""
+        popup = self.popup
+        if popup is None:
+            return False
+        pasted, self._popup_pasting = paste_part(data, self._popup_pasting)
+        if pasted is not None:
+            if pasted:
+                self.conn.send(Paste(pane_id=popup.popup_id, data=pasted.decode("latin-1")))
+            return True
+        route = key_route(data)
+        if route == "host":
+            return False
+        if route == "close":
+            self.request("popup.close", {})
+        elif route == "popup":
+            self.conn.send(Input(pane_id=popup.popup_id, data=data.decode("latin-1")))
+        return True
+
     def _on_stream_lost(self, detail: str) -> None:
         self.finish("server_lost", detail)
 
@@ -365,10 +406,12 @@ class App:
         if self.doc is not None and self.doc.workspaces and not doc.workspaces:
             self.finish("empty")  # the last pane of the last workspace exited
         self.doc = doc
+        self._follow_outside_focus(doc)
         self._resolve_view()
         live = {p["pane_id"] for p in doc.panes}
+        popup_id = self.popup.popup_id if self.popup is not None else None
         for pane_id in list(self.panes):
-            if pane_id not in live:
+            if pane_id not in live and pane_id != popup_id:
                 del self.panes[pane_id]
         self._attention(doc)
         if self.copy is not None and self.copy.pane_id != self.focused_pane_id():
@@ -396,6 +439,17 @@ class App:
             self.write(b"\a")
         if notes and self.settings.osc9:
             self.write(f"\x1b]9;herdr: {', '.join(notes)}\x1b\\".encode())
+
+    def _follow_outside_focus(self, doc: StateDoc) -> None:
+        """A script's ``tab.focus`` / ``agent.focus`` moves this client's view too."""
+        self.follow_seq, adopt = follow_step(self.follow_seq, doc.follow)
+        if adopt is None:
+            return
+        ws_id, tab_id = adopt
+        if any(t["tab_id"] == tab_id and t["workspace_id"] == ws_id for t in doc.tabs):
+            self.ws_id, self.tab_id = ws_id, tab_id
+            self.selected_ws = ws_id
+            self.schedule_draw()
 
     def _resolve_view(self) -> None:
         doc = self.doc
@@ -537,7 +591,8 @@ class App:
             self.finish("error", f"drawing failed: {type(exc).__name__}: {exc}")
 
     def _draw(self, force: bool) -> None:
-        focused = self.focused_pane_id()
+        popup = self.popup  # keys go to the popup: mirror its modes on the host
+        focused = popup.popup_id if popup is not None else self.focused_pane_id()
         mirror = self.panes.get(focused) if focused else None
         app_cursor = mirror.app_cursor if mirror is not None else False
         if app_cursor != self.host_app_cursor:
@@ -551,6 +606,8 @@ class App:
         frame = compose(*self.view_parts())
         if self.config_banner:
             frame = overlay_banner(frame, self.config_banner)
+        if popup is not None:
+            frame = popup_overlay(frame, popup, mirror, "cyan")
         if self.toast is not None:
             frame = toast_overlay(frame, self.toast)
         data = render(self.frame, frame, force=force)
@@ -591,6 +648,8 @@ class App:
         if self._esc_timer is not None:
             self._esc_timer.cancel()
             self._esc_timer = None
+        if self.popup is not None and not self.parser.pending and self._popup_input(data):
+            return
         if self.machine.mode == "terminal" and not self.parser.pending and self._plain(data):
             # typing: the bytes go to the focused pane as they are (same as the parser
             # and the mode machine would decide, minus their cost on every key)

@@ -12,6 +12,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+import msgspec
+
+from herdr.api.attach_messages import Record
 from herdr.client import navigator as nav
 from herdr.client import palette_commands as palette
 from herdr.client import sessions_probe, settings_view
@@ -55,6 +58,23 @@ def move_tab(app: App, step: int) -> None:
     # so one place right is before the tab after the next
     insert = target + 1 if step > 0 else target
     app.request("tab.move", {"tab_id": app.tab_id, "insert_index": insert})
+    # show the new order at once: a second move typed before the server's state arrives
+    # then starts from where the tab now is (the next state document confirms it)
+    if app.doc is not None:
+        app.doc = msgspec.structs.replace(
+            app.doc, tabs=moved_tab_order(app.doc.tabs, app.tab_id, target)
+        )
+        app.schedule_draw()
+
+
+def moved_tab_order(tabs: list[Record], tab_id: str, target: int) -> list[Record]:
+    """``tabs`` (every workspace's) with ``tab_id`` at ``target`` among its workspace's."""
+    moving = next(t for t in tabs if t["tab_id"] == tab_id)
+    ws_id = moving["workspace_id"]
+    own = [t for t in tabs if t["workspace_id"] == ws_id and t is not moving]
+    own.insert(target, moving)
+    slots = iter(own)
+    return [next(slots) if t["workspace_id"] == ws_id else t for t in tabs]
 
 
 def command_prompt(app: App) -> None:

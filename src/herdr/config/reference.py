@@ -1266,7 +1266,8 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "remote.manage_ssh_config",
         "boolean",
         "true",
-        "Let herdr add its own SSH options when attaching to a remote host. " + NOT_USED_YET,
+        "herdr --remote: a temp ssh config including yours, with ServerAlive fallbacks and "
+        "one ControlMaster per attach; false runs plain ssh.",
     ),
     ConfigKey(
         "advanced",

@@ -365,6 +365,13 @@ def is_user_agent(agent: Agent) -> bool:
     return agent in _USER_ARGV
 
 
+def is_user_session_source(source: str, label: str) -> bool:
+    """``herdr:<label>`` for a registered user kind: the one channel whose session
+    reports it keeps for resume (docs/user-agents.md "Resume")."""
+    agent = _USER_MEMBERS.get(label)
+    return agent is not None and agent in _USER_ARGV and source == f"herdr:{label}"
+
+
 def user_agent_for_argv(argv: tuple[str, ...] | list[str] | None) -> Agent | None:
     """The user kind one of whose argv patterns matches an argument (``node …/cli.js``)."""
     if not argv or not _USER_ARGV:

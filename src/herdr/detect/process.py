@@ -368,6 +368,12 @@ def _named_agent(trimmed: str) -> str | None:
     return None
 
 
+def forget_cached_names() -> None:
+    """The user kinds changed: a token that named nothing may name one now (or the
+    reverse), so the token cache starts over."""
+    _named_agent.cache_clear()
+
+
 def agent_name_from_path_token(token: str, resolve: Resolver | None = None) -> str | None:
     """Canonical label of the agent a path or command token names (§2.7)."""
     trimmed = token.strip("\"'")

@@ -9,6 +9,7 @@ process names, argv patterns, aliases, start/resume commands) and a sibling
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import os
 import re
 import tomllib
@@ -35,7 +36,7 @@ class UserKindSpec:
     argv_patterns: tuple[str, ...]
     aliases: tuple[str, ...]
     command: tuple[str, ...]
-    resume: str | None
+    resume: tuple[str, ...] | None  # argv template; exactly one item holds {session}
     path: str
 
     @property
@@ -56,6 +57,7 @@ class UserKind:
     spec: UserKindSpec
     manifest: Manifest
     manifest_path: str
+    digest: str = ""  # sha256 of both files: a reload tells an edited kind by it
 
 
 class UserKindError(Exception):
@@ -107,6 +109,27 @@ def _string(data: dict[str, object], key: str, text: str, path: str) -> str | No
     return value.strip()
 
 
+def _resume(data: dict[str, object], text: str, path: str) -> tuple[str, ...] | None:
+    """The resume argv template: a list (never a shell string), ``{session}`` once, in
+    one item that is not the program."""
+    if "resume" not in data:
+        return None
+    line = key_line(text, "resume")
+    if isinstance(data["resume"], str):
+        raise UserKindError(
+            path, line, 'resume must be an argv list such as ["zork", "--resume", "{session}"]'
+        )
+    items = _names(data, "resume", text, path)
+    if not items:
+        raise UserKindError(path, line, "resume must not be empty")
+    holders = [i for i, item in enumerate(items) if "{session}" in item]
+    if len(holders) != 1 or items[holders[0]].count("{session}") != 1:
+        raise UserKindError(path, line, "resume must contain {session} exactly once")
+    if holders[0] == 0:
+        raise UserKindError(path, line, "resume's program (its first item) cannot be {session}")
+    return items
+
+
 def parse_user_kind(text: str, path: str, builtin_names: frozenset[str]) -> UserKindSpec:
     """Validate one kind file; the label must equal the file's stem and be new."""
     try:
@@ -136,9 +159,7 @@ def parse_user_kind(text: str, path: str, builtin_names: frozenset[str]) -> User
                 )
     name = _string(data, "name", text, path) or label
     command = _names(data, "command", text, path) or ((process_names or (label,))[0],)
-    resume = _string(data, "resume", text, path)
-    if resume is not None and "{session}" not in resume:
-        raise UserKindError(path, key_line(text, "resume"), "resume must contain {session}")
+    resume = _resume(data, text, path)
     return UserKindSpec(label, name, process_names, argv_patterns, aliases, command, resume, path)
 
 
@@ -169,14 +190,17 @@ def _read(path: str) -> str:
 def load_one(kind_path: str, builtin_names: frozenset[str]) -> UserKind:
     """Read a kind file and its ``<label>.manifest.toml``; raises `UserKindError`."""
     try:
-        spec = parse_user_kind(_read(kind_path), kind_path, builtin_names)
+        kind_text = _read(kind_path)
+        spec = parse_user_kind(kind_text, kind_path, builtin_names)
         manifest_path = kind_path.removesuffix(".toml") + ".manifest.toml"
         if not os.path.isfile(manifest_path):
             raise UserKindError(kind_path, 1, f"missing manifest {manifest_path}")
-        manifest = parse_user_manifest(_read(manifest_path), manifest_path, spec.label)
+        manifest_text = _read(manifest_path)
+        manifest = parse_user_manifest(manifest_text, manifest_path, spec.label)
     except OSError as exc:
         raise UserKindError(kind_path, 1, f"cannot read: {exc.strerror or exc}") from exc
-    return UserKind(spec, manifest, manifest_path)
+    digest = hashlib.sha256(f"{kind_text}\x00{manifest_text}".encode("utf-8", "replace"))
+    return UserKind(spec, manifest, manifest_path, digest.hexdigest())
 
 
 def load_user_kinds(

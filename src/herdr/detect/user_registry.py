@@ -10,6 +10,7 @@ import threading
 from dataclasses import dataclass, field
 
 from herdr.detect.agents import BUILTIN_NAMES, AgentInfo, HookTier, set_user_kinds
+from herdr.detect.process import forget_cached_names
 from herdr.detect.user_kinds import UserKind, UserKindError, load_user_kinds
 
 SOURCE_USER_KIND = "user kind"
@@ -46,6 +47,7 @@ class UserKindRegistry:
             set_user_kinds(
                 [(_info(k), k.spec.argv_patterns, k.spec.command) for k in self.kinds.values()]
             )
+            forget_cached_names()
             return list(self.kinds.values())
 
     def _by_manifest(self, error: UserKindError) -> UserKind | None:

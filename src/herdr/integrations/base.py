@@ -11,17 +11,27 @@ from dataclasses import dataclass
 from importlib.resources import files as resources
 
 from herdr.integrations import files as fs
-from herdr.integrations import hook_config, toml_edit
+from herdr.integrations import hook_config, session_hook, toml_edit
 from herdr.integrations import json_edit as je
 from herdr.integrations.files import IntegrationError
-from herdr.integrations.targets import Target, hook_command
+from herdr.integrations.targets import BY_NAME, Target, hook_command
 
 NEW_JSON = "{}\n"
 ACTIONS = ("session", "working", "blocked", "idle", "release")
 
 
 def asset(target: str, name: str) -> str:
-    return resources("herdr.integrations").joinpath(target, name).read_text(encoding="utf-8")
+    """A file we install for ``target``: shipped as is, or a session hook rendered from
+    the shared frame (see :mod:`herdr.integrations.session_hook`)."""
+    root = resources("herdr.integrations")
+    shipped = root.joinpath(target, name)
+    if shipped.is_file():
+        return shipped.read_text(encoding="utf-8")
+    part = root.joinpath(target, session_hook.PART)
+    if name != session_hook.script_name(target) or not part.is_file():
+        return shipped.read_text(encoding="utf-8")  # raises: no such asset
+    frame = root.joinpath(session_hook.FRAME).read_text(encoding="utf-8")
+    return session_hook.render(frame, part.read_text(encoding="utf-8"), BY_NAME[target])
 
 
 def parse_error(path: str, exc: Exception) -> IntegrationError:

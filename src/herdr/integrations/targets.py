@@ -165,6 +165,9 @@ def expand(value: str, home: str) -> str:
     return value
 
 
+_XDG_FOLLOWERS = frozenset({"opencode", "kilo"})
+
+
 def config_dir(target: Target, env: Mapping[str, str]) -> str:
     """The agent's config directory, honouring its env override."""
     home = home_of(env)
@@ -174,6 +177,12 @@ def config_dir(target: Target, env: Mapping[str, str]) -> str:
             return expand(value, home)
     if target.name == "devin" and env.get("XDG_CONFIG_HOME"):
         return posixpath.join(expand(env["XDG_CONFIG_HOME"], home), "devin")
+    # opencode and kilo read $XDG_CONFIG_HOME/<name> when it is set (xdg-basedir: only an
+    # absolute value counts); herdr writes ~/.config/<name> regardless, which those agents
+    # never load under a custom XDG_CONFIG_HOME.
+    xdg = env.get("XDG_CONFIG_HOME", "")
+    if target.name in _XDG_FOLLOWERS and xdg.startswith("/"):
+        return posixpath.join(xdg, target.name)
     if target.name == "omp":
         if env.get("PI_CODING_AGENT_DIR"):
             return expand(env["PI_CODING_AGENT_DIR"], home)

@@ -11,7 +11,7 @@ keep on the new terminal. All file and PATH checks come in as callables.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from herdr.persist import resume
@@ -171,6 +171,7 @@ def restore(
     exists: Callable[[str], bool],
     resume_enabled: bool = True,
     which: Callable[[str], bool] | None = None,
+    recipes: Mapping[str, resume.ResumeRecipe] | None = None,
 ) -> list[PaneRestore]:
     """Rebuild `snapshot` into the empty `session`; panes in workspace/tab/tree order.
 
@@ -203,6 +204,7 @@ def restore(
         enabled=resume_enabled,
         exists=exists,
         which=which,
+        extra=recipes,
     )
     out: list[PaneRestore] = []
     for pane_id, key, p, (cwd, fell_back) in saved:

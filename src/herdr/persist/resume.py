@@ -24,8 +24,9 @@ each item (the line is typed into a POSIX shell). Per agent, how the value is bo
 
 from __future__ import annotations
 
+import re
 import shlex
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
@@ -57,6 +58,8 @@ class ResumeRecipe:
     min_integration_version: int  # informational: `integration status` advice
     kinds: frozenset[RefKind]
     build: Callable[[str], tuple[str, ...] | None]  # None: the value has no resume form
+    # A user kind's ids must match this whole (its template was not reviewed by us).
+    strict_id: re.Pattern[str] | None = None
 
     @property
     def executable(self) -> str:
@@ -160,15 +163,50 @@ RECIPES: dict[str, ResumeRecipe] = dict(
 )
 
 
+# User-defined kinds (docs/user-agents.md "Resume"): the id of a conversation of an
+# agent herdr never reviewed goes into an argv the user wrote, so it must look like an
+# id and nothing else: a letter or digit first (never '-'), then letters, digits and
+# ``._:@+=-``; no spaces, quotes, ';', '$', '/', braces or anything a shell or parser
+# could act on. The trusted source is ``herdr:<label>``, the channel herdr's own
+# integrations report on; any other source is `unofficial_source`.
+USER_SESSION_ID = session_refs.USER_SESSION_ID
+SESSION_PLACEHOLDER = "{session}"
+
+
+def user_source(label: str) -> str:
+    """The only source whose session reports a user kind resumes from."""
+    return f"herdr:{label}"
+
+
+def user_recipe(label: str, name: str, template: tuple[str, ...]) -> ResumeRecipe:
+    """A user kind's `resume` argv template as a recipe: exactly one item holds
+    ``{session}`` (validated by `detect.user_kinds`), replaced by the id in that item
+    only, so the id is always inside one argv item and never a program or a word split."""
+
+    def build(value: str) -> tuple[str, ...] | None:
+        if not USER_SESSION_ID.fullmatch(value):
+            return None
+        return tuple(item.replace(SESSION_PLACEHOLDER, value) for item in template)
+
+    return ResumeRecipe(label, name, user_source(label), 0, _ID, build, USER_SESSION_ID)
+
+
 def dedupe_key(session: AgentSession) -> DedupeKey:
     """Two panes with the same key would fight over one conversation."""
     return (session.source, session.agent, session.ref.kind, session.ref.value)
 
 
-def resume_argv(session: AgentSession) -> list[str] | None:
+def _recipe(agent: str, extra: Mapping[str, ResumeRecipe] | None) -> ResumeRecipe | None:
+    return RECIPES.get(agent) or (extra.get(agent) if extra is not None else None)
+
+
+def resume_argv(
+    session: AgentSession, extra: Mapping[str, ResumeRecipe] | None = None
+) -> list[str] | None:
     """The argv herdr would run to resume ``session`` (None: this session has no resume
-    form: another agent, an unofficial source, a reference that could not be typed)."""
-    recipe = RECIPES.get(session.agent)
+    form: another agent, an unofficial source, a reference that could not be typed).
+    ``extra``: the user kinds' recipes (`user_recipe`)."""
+    recipe = _recipe(session.agent, extra)
     if recipe is None or session.source != recipe.source:
         return None
     if _invalid(session.ref.kind, session.ref.value, recipe) is not None:
@@ -183,11 +221,12 @@ def plan_resume(
     *,
     exists: Callable[[str], bool],
     which: Callable[[str], bool] | None = None,
+    extra: Mapping[str, ResumeRecipe] | None = None,
 ) -> ResumeDecision:
     """The resume command for one pane, or why it falls back to a shell in `cwd`."""
     if session is None:
         return ResumeFallback("missing_ref", "no agent session was saved", cwd)
-    recipe = RECIPES.get(session.agent)
+    recipe = _recipe(session.agent, extra)
     if recipe is None:
         return ResumeFallback("unsupported_agent", f"{session.agent!r} has no resume command", cwd)
     if session.source != recipe.source:
@@ -211,6 +250,7 @@ def plan_restore(
     enabled: bool = True,
     exists: Callable[[str], bool],
     which: Callable[[str], bool] | None = None,
+    extra: Mapping[str, ResumeRecipe] | None = None,
 ) -> dict[K, ResumeDecision]:
     """Decide every pane of a restore, in order: the first pane claiming a conversation
     resumes it, later panes with the same reference get a shell (`duplicate_ref`)."""
@@ -221,7 +261,7 @@ def plan_restore(
             detail = "resume_agents_on_restore is off"
             out[key] = ResumeFallback("disabled" if session else "missing_ref", detail, cwd)
             continue
-        decision = plan_resume(session, cwd, exists=exists, which=which)
+        decision = plan_resume(session, cwd, exists=exists, which=which, extra=extra)
         if isinstance(decision, ResumePlan):
             if decision.key in claimed:
                 detail = f"{decision.agent} session {decision.key[3]!r} is resumed by another pane"
@@ -240,6 +280,8 @@ def _invalid(kind: RefKind, value: str, recipe: ResumeRecipe) -> str | None:
     problem = check(value, what)
     if problem is None and kind == "path" and not value.startswith("/"):
         problem = f"{what} is not absolute"
+    if problem is None and recipe.strict_id is not None and not recipe.strict_id.fullmatch(value):
+        problem = f"{what} does not match {recipe.strict_id.pattern}"
     return problem
 
 

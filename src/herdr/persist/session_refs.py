@@ -16,6 +16,7 @@ rules except that spaces are allowed (``/Users/me/My Sessions/x.jsonl``).
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from herdr.runtime.agent_state import SESSION_ID_MAX_CHARS, SESSION_PATH_MAX_CHARS
@@ -57,3 +58,16 @@ def path_problem(value: str, what: str = "agent_session_path") -> str | None:
 def may_be_an_option(item: str) -> bool:
     """An argv item an option parser could read as a flag (the last guard in `resume`)."""
     return item.startswith("-")
+
+
+# A user kind's ids (docs/user-agents.md "Resume"): its resume template was written by
+# the user, not reviewed by us, so an id must look like an id and nothing else.
+USER_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@+=-]{0,127}")
+
+
+def user_id_problem(value: str, what: str = "agent_session_id") -> str | None:
+    """Why `value` cannot be a user kind's session id, or None when it can."""
+    problem = id_problem(value, what)
+    if problem is None and not USER_SESSION_ID.fullmatch(value):
+        problem = f"{what} of a user-defined agent must match {USER_SESSION_ID.pattern}"
+    return problem

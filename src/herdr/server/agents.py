@@ -30,6 +30,7 @@ from typing import Any, Protocol
 from herdr.detect.agents import Agent, parse_agent_label
 from herdr.detect.approval import Approval, extract
 from herdr.detect.manifest import DetectionInput, detect
+from herdr.detect.manifest.changes import ManifestChange, changed_agents
 from herdr.detect.manifest.sources import ManifestCache, ManifestDirs
 from herdr.detect.process import ProcessDetectionMode, parse_process_detection_mode
 from herdr.persist import resume
@@ -123,6 +124,7 @@ class AgentRuntime:
         self.pending_names: set[str] = set()  # names reserved by launches in flight
         self.launches: set[asyncio.Task[None]] = set()  # their settle tasks (agent.start)
         self._seq = 0
+        self._reloading = asyncio.Lock()  # one manifest reload at a time: diffs stay exact
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -461,6 +463,14 @@ class AgentRuntime:
         pa = self.panes.get(terminal_id)
         return pa.st if pa is not None else None
 
+    def resume_recipes(self) -> dict[str, resume.ResumeRecipe]:
+        """The user kinds that declare a ``resume`` template, as resume recipes."""
+        return {
+            label: resume.user_recipe(label, kind.spec.name, kind.spec.resume)
+            for label, kind in self.manifests.user_kinds.kinds.items()
+            if kind.spec.resume is not None
+        }
+
     def status_of(self, pane: m.Pane) -> agent_state.Status:
         pa = self.panes.get(pane.terminal_id)
         return agent_state.pane_status(pa.st) if pa is not None else AgentStatus.UNKNOWN.value
@@ -496,7 +506,7 @@ class AgentRuntime:
                 "kind": session.ref.kind,
                 "value": session.ref.value,
             }
-            argv = resume.resume_argv(session)
+            argv = resume.resume_argv(session, self.resume_recipes())
             if argv is not None:
                 extra["agent_session"]["resume_argv"] = argv
         return agent_state.pane_status(pa.st), extra
@@ -544,13 +554,41 @@ class AgentRuntime:
 
     # -- manifests -------------------------------------------------------------------
 
-    def reset_loops(self) -> None:
-        """After a manifest reload every pane's detection starts over (§7.6)."""
+    def pane_agent_of(self, pa: PaneAgent) -> Agent | None:
+        """The agent a pane's detection is about: effective known, else detected (§7.6)."""
+        return (
+            agent_state.effective_known_agent(pa.st)
+            or pa.st.detected_agent
+            or pa.loop.presence.agent
+        )
+
+    def reset_loops(self, agents: Iterable[Agent] | None = None) -> list[str]:
+        """Restart detection of the panes whose agent's rules changed (§7.6); every pane
+        when ``agents`` is None. A pane with no agent yet starts over too (a new user
+        kind may now name its process; it has no state to lose). Returns the terminals."""
         now = now_ms()
+        wanted = None if agents is None else frozenset(agents)
+        reset: list[str] = []
         for pa in self.panes.values():
+            agent = self.pane_agent_of(pa)
+            if wanted is not None and agent is not None and agent not in wanted:
+                continue
             pa.loop = dl.reset(pa.loop, now)
             pa.deadline = dl.next_deadline(pa.loop)
             pa.wake.set()
+            reset.append(pa.terminal_id)
+        return reset
+
+    async def reload_manifests(self) -> tuple[list[ManifestChange], list[str]]:
+        """Re-read every layer off the loop; restart only the changed agents' panes
+        (returns the changes and the restarted terminal ids)."""
+        async with self._reloading:
+            before = await asyncio.to_thread(self.manifests.all)  # built off the loop
+            after = await asyncio.to_thread(self.manifests.reload)
+        changes = changed_agents(before, after)
+        if not changes:
+            return changes, []
+        return changes, self.reset_loops(change.agent for change in changes)
 
     # -- waiting ---------------------------------------------------------------------
 

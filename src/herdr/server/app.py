@@ -20,7 +20,7 @@ from typing import Any
 
 from herdr.config import safe_paths, server_settings
 from herdr.runtime.events import EventBus
-from herdr.server import limits, logs, socketfile
+from herdr.server import limits, logs, manifest_notice, socketfile
 from herdr.server.attach import AttachRegistry
 from herdr.server.claim import claim_dirs
 from herdr.server.core import ServerCore, encode
@@ -28,6 +28,7 @@ from herdr.server.cwd_sampler import CwdSampler
 from herdr.server.dispatch import Dispatcher
 from herdr.server.info import ServerInfo
 from herdr.server.manifest_updates import ManifestUpdater
+from herdr.server.manifest_watch import ManifestWatcher
 from herdr.server.methods import build_table
 from herdr.server.panes import PaneHost
 from herdr.server.persistence import Persistence
@@ -126,11 +127,15 @@ async def _serve(info: ServerInfo, env: Mapping[str, str]) -> None:
     log.info("listening", extra={"socket": str(info.socket_path)})
     server.plugins.start()  # hooks, then [[startup]]: the session is restored, the API up
     await _start_configured_web(server)
-    updates = ManifestUpdater(server.agents, env, enabled=server.panes.settings.manifest_check)
+    reloader = manifest_notice.for_server(server)
+    updates = ManifestUpdater(reloader, env, enabled=server.panes.settings.manifest_check)
     updates.start()
+    watcher = ManifestWatcher(reloader, env)
+    watcher.start()
     try:
         await server.stopping.wait()
     finally:
+        await watcher.stop()
         await updates.stop()
         await _shutdown(server, listener)
         try:

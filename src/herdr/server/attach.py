@@ -41,6 +41,9 @@ from herdr.api.attach_messages import (
     ClientMessage,
     Input,
     Paste,
+    PopupClosed,
+    PopupOpened,
+    Rect4,
     Resize,
     Rows,
     Scroll,
@@ -60,6 +63,8 @@ from herdr.runtime.events import Filter
 from herdr.runtime.layout import Rect
 from herdr.server.client_ui import ClientUi
 from herdr.server.core import ServerCore, encode
+from herdr.server.popups import is_popup_id
+from herdr.server.short_ids import peer_pid_of
 from herdr.server.views import TabSeen, ViewedPanes
 
 if TYPE_CHECKING:
@@ -204,6 +209,8 @@ class AttachedClient:
     last_frame: float = 0.0  # monotonic time of the last frame sent
     idle: bool = False  # the stream loop waits for a change with nothing pending
     typing: tuple[str, int, Terminal] | None = None  # (pane id, bus seq, its terminal)
+    peer_pid: int | None = None  # the TUI process; its own focus requests come from it
+    popup_sent: tuple[str, Rect4] | None = None  # the popup (id, box) this client was told
 
     def view_tab(self, session: m.Session) -> tuple[m.Workspace, m.Tab] | None:
         """The tab this client shows (its own choice, else the session's focus)."""
@@ -267,7 +274,11 @@ class AttachRegistry:
         self._next_id = 1
         self._last_state_build = 0.0
         self.ui = ClientUi()
+        # (seq, workspace id, tab id) of the last focus change a script made (not an
+        # attached client's own view switch): clients' views follow it
+        self.follow: tuple[int, str | None, str | None] | None = None
         core.bus.subscribe([_ViewsMoved(self)])
+        core.panes.popups.on_change(self.mark_changed)  # opened, moved or closed
 
     # -- seen/attention --------------------------------------------------------------
 
@@ -351,6 +362,7 @@ class AttachRegistry:
             focused=session.focused_ids(),
             area=(session.area.width, session.area.height),
             agent_view=self.ui.agent_view,
+            follow=self.follow,
         )
 
     def _pane_record(self, loc: m.PaneLoc) -> dict[str, Any]:
@@ -397,6 +409,7 @@ class AttachRegistry:
         for ws in host.session.workspaces:
             for tab in ws.tabs:
                 host.resize_tab(ws, tab)
+        host.popups.relayout()
         self._last_seq = -1  # rebuild the document
         self.mark_changed()
 
@@ -410,10 +423,23 @@ class AttachRegistry:
         client.rows = attach.rows or 0
         client.workspace_id = attach.workspace_id or None
         client.tab_id = attach.tab_id or None
+        sock = conn.transport.get_extra_info("socket") if conn.transport else None
+        client.peer_pid = peer_pid_of(sock)
         self.clients[client.client_id] = client
         self.refresh_views()
         self.touch(client)
         return client
+
+    def focus_requested(self, peer_pid: int | None) -> None:
+        """A focus method succeeded. Unless an attached TUI sent it (its own view switch:
+        other clients keep their views), attached views move to the new focus, as tmux
+        clients follow ``select-window`` run from a script."""
+        if peer_pid is not None and any(c.peer_pid == peer_pid for c in self.clients.values()):
+            return
+        ws_id, tab_id, _pane = self.core.panes.session.focused_ids()
+        seq = self.follow[0] + 1 if self.follow is not None else 1
+        self.follow = (seq, ws_id, tab_id)
+        self.state_changed()
 
     def drop(self, client: AttachedClient) -> None:
         self.clients.pop(client.client_id, None)
@@ -523,12 +549,55 @@ class AttachRegistry:
                 line = self._rows_line(client, pane_id, term)
                 if line is not None:
                     lines.append(line)
+        lines.extend(self._popup_lines(client, terms, panes_of, visible))
         client.visible = frozenset(visible)
         client.panes_of = panes_of
         for pane_id in list(client.sent):
             if pane_id not in visible:
                 del client.sent[pane_id]
         self._watch(client, terms)
+        return lines
+
+    def _popup_lines(
+        self,
+        client: AttachedClient,
+        terms: dict[str, Terminal],
+        panes_of: dict[str, str],
+        visible: set[str],
+    ) -> list[bytes]:
+        """``popup_opened``/``popup_closed`` when the popup changed since this client
+        was told, then its rows (drawn over the layout, so sent like a visible pane's)."""
+        popup = self.core.panes.popups.current
+        lines: list[bytes] = []
+        now = None
+        if popup is not None:
+            outer = popup.box.outer
+            now = (popup.popup_id, (outer.x, outer.y, outer.width, outer.height))
+        told = client.popup_sent
+        if told is not None and (now is None or told[0] != now[0]):
+            lines.append(encode_line(PopupClosed(popup_id=told[0])))
+            client.sent.pop(told[0], None)
+            if popup is None or popup.popup_id != told[0]:
+                self.screens.pop(told[0], None)
+        if now is not None and told != now and popup is not None:
+            opened = PopupOpened(
+                popup_id=now[0],
+                title=popup.title,
+                plugin_id=popup.plugin_id,
+                entrypoint=popup.entrypoint,
+                rect=now[1],
+            )
+            lines.append(encode_line(opened))
+        client.popup_sent = now
+        if popup is None or not client.surface:
+            return lines
+        term = popup.terminal
+        terms[term.terminal_id] = term
+        panes_of[term.terminal_id] = popup.popup_id
+        visible.add(popup.popup_id)
+        line = self._rows_line(client, popup.popup_id, term)
+        if line is not None:
+            lines.append(line)
         return lines
 
     def _rows_line(self, client: AttachedClient, pane_id: str, term: Terminal) -> bytes | None:
@@ -684,6 +753,11 @@ class AttachRegistry:
 
     def _input_terminal(self, client: AttachedClient, pane_id: str | None) -> Terminal | None:
         host = self.core.panes
+        popup = host.popups.terminal(pane_id)
+        if popup is not None:
+            return popup
+        if pane_id is not None and is_popup_id(pane_id):
+            return None  # keys for a popup that just ended: never into the pane under it
         loc: m.PaneLoc | None = None
         if pane_id is not None:
             with contextlib.suppress(m.ModelError):

@@ -2,8 +2,9 @@
 
 Runs ``detect.remote.check.run_check`` in a worker thread at an interval with jitter,
 so a slow or dead network never stalls the loop; offline is logged at debug level
-only. A pass that committed a manifest reloads the cache and restarts detection, so
-running panes re-evaluate with the new rules without a restart.
+only. A pass that committed a manifest reloads the cache and restarts detection of the
+updated agents' panes (`manifest_notice`), so they re-evaluate with the new rules
+without a restart and the TUI shows "Agent detection rules updated".
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from herdr.detect.remote.catalog import catalog_url
 from herdr.detect.remote.check import CheckReport, run_check
 from herdr.persist.files import atomic_write
 from herdr.server.agents import AgentRuntime
+from herdr.server.manifest_notice import ManifestReloader
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +51,11 @@ def jittered(interval_s: float, rng: random.Random) -> float:
 class ManifestUpdater:
     """Owns the periodic task; ``enabled`` is config ``[update] manifest_check``."""
 
-    def __init__(self, agents: AgentRuntime, env: Mapping[str, str], *, enabled: bool) -> None:
-        self._agents = agents
+    def __init__(
+        self, reloader: ManifestReloader, env: Mapping[str, str], *, enabled: bool
+    ) -> None:
+        self._reloader = reloader
+        self._agents: AgentRuntime = reloader.agents
         self._url = catalog_url(env)
         self._interval_s = interval_of(env)
         self._enabled = enabled
@@ -74,10 +79,7 @@ class ManifestUpdater:
         dirs = self._agents.manifests.dirs
         report = await asyncio.to_thread(run_check, dirs, self._url, write_cache_file)
         if report.updated:
-            await asyncio.to_thread(self._agents.manifests.reload)
-            self._agents.reset_loops()
-            names = ", ".join(f"{label} {version}" for label, version in report.updated)
-            log.info("agent detection rules updated: %s", names)
+            await self._reloader.reload("remote update")
         elif report.last_result != "checked":
             log.debug("manifest check: %s", report.last_result)
         return report

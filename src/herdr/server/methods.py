@@ -38,7 +38,7 @@ def build_table() -> dict[str, Method]:
         "workspace.list": Method(ws.workspace_list),
         "workspace.create": Method(ws.workspace_create),
         "workspace.get": Method(ws.workspace_get),
-        "workspace.focus": Method(ws.workspace_focus),
+        "workspace.focus": Method(methods_client.views_follow(ws.workspace_focus)),
         "workspace.rename": Method(ws.workspace_rename),
         "workspace.close": Method(ws.workspace_close),
         "workspace.move": Method(ws.workspace_move),
@@ -49,7 +49,9 @@ def build_table() -> dict[str, Method]:
         "tab.list": Method(ws.tab_list),
         "tab.create": Method(ws.tab_create),
         "tab.get": Method(ws.tab_get),
-        "tab.focus": Method(methods_agents.tab_focus_marks_seen(ws.tab_focus)),
+        "tab.focus": Method(
+            methods_client.views_follow(methods_agents.tab_focus_marks_seen(ws.tab_focus))
+        ),
         "tab.rename": Method(ws.tab_rename),
         "tab.close": Method(ws.tab_close),
         "tab.move": Method(ws.tab_move),
@@ -59,7 +61,9 @@ def build_table() -> dict[str, Method]:
         "pane.split": Method(methods_client.split_routes_right_click(panes.pane_split)),
         "pane.close": Method(panes.pane_close),
         "pane.rename": Method(panes.pane_rename),
-        "pane.focus": Method(methods_agents.pane_focus_marks_seen(panes.pane_focus)),
+        "pane.focus": Method(
+            methods_client.views_follow(methods_agents.pane_focus_marks_seen(panes.pane_focus))
+        ),
         "pane.layout": Method(panes.pane_layout),
         "pane.zoom": Method(panes.pane_zoom),
         "pane.swap": Method(panes.pane_swap),
@@ -81,6 +85,7 @@ def build_table() -> dict[str, Method]:
         "pane.read": Method(methods_io.pane_read),
         "pane.wait_for_output": Method(methods_io.pane_wait_for_output),
         **{name: Method(handler) for name, handler in methods_agents.AGENT_METHODS.items()},
+        "agent.focus": Method(methods_client.views_follow(methods_agents.agent_focus)),
         **{name: Method(handler) for name, handler in methods_copy.COPY_METHODS.items()},
         **{name: Method(handler) for name, handler in methods_approvals.METHODS.items()},
         "pane.report_agent": Method(reports.pane_report_agent),
@@ -98,6 +103,9 @@ def build_table() -> dict[str, Method]:
         "integration.uninstall": Method(methods_integrations.integration_uninstall),
         **{name: Method(handler) for name, handler in methods_client.METHODS.items()},
         **{name: Method(handler) for name, handler in methods_plugins.METHODS.items()},
+        "plugin.pane.open": Method(
+            methods_plugins.plugin_pane_open, precheck=methods_plugins.pane_open_precheck
+        ),
         **{name: Method(handler) for name, handler in methods_web.METHODS.items()},
         "agent.view.set": Method(
             methods_client.agent_view_set, precheck=methods_client.agent_view_precheck

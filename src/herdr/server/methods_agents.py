@@ -21,7 +21,7 @@ from herdr.detect.manifest.why import matched_lines
 from herdr.runtime import agent_state
 from herdr.runtime import agents as ra
 from herdr.runtime import model as m
-from herdr.server import methods_io
+from herdr.server import manifest_notice, methods_io
 from herdr.server.agents import AgentRuntime, PaneAgent
 from herdr.server.core import ApiError, Result
 from herdr.server.dispatch import Handler
@@ -446,16 +446,32 @@ def manifest_infos(rt: AgentRuntime) -> tuple[list[dict[str, Any]], dict[str, An
 
 
 def server_agent_manifests(call: Call) -> Result:
-    infos, overall = manifest_infos(_rt(call))
-    return {"type": "agent_manifest_status", **overall, "manifests": infos}
+    rt = _rt(call)
+    infos, overall = manifest_infos(rt)
+    return {
+        "type": "agent_manifest_status",
+        **overall,
+        "manifests": infos,
+        # ours: every user-kind file's diagnostic (``path:line: message``), also for a
+        # file that never loaded (a kind that did keeps its rules and a ``warning``)
+        "user_kind_errors": list(rt.manifests.user_kinds.errors),
+    }
 
 
 async def server_reload_agent_manifests(call: Call) -> Result:
     rt = _rt(call)
-    await asyncio.to_thread(rt.manifests.reload)
-    rt.reset_loops()
+    changes, restarted = await manifest_notice.for_server(call.server).reload("reload requested")
     infos, _overall = manifest_infos(rt)
-    return {"type": "agent_manifest_reload", "manifests": infos}
+    session = call.server.panes.session
+    pane_ids = [loc.pane_id for loc in session.iter_panes() if loc.pane.terminal_id in restarted]
+    return {
+        "type": "agent_manifest_reload",
+        "manifests": infos,
+        "updated": [
+            {"agent": c.label, "active_version": c.version, "removed": c.removed} for c in changes
+        ],
+        "restarted_pane_ids": pane_ids,
+    }
 
 
 # --- focus marks seen ---------------------------------------------------------------

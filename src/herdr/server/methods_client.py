@@ -10,8 +10,9 @@ document every client gets. State lives in :class:`herdr.server.client_ui.Client
 
 from __future__ import annotations
 
+import inspect
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from herdr.api import protocol
@@ -26,6 +27,8 @@ from herdr.runtime.client_text import (
 from herdr.server.attach import AttachedClient, AttachRegistry
 from herdr.server.client_ui import TOAST_S
 from herdr.server.core import ApiError, Result
+from herdr.server.dispatch import Handler
+from herdr.server.short_ids import peer_pid_of
 from herdr.server.wiring import Call
 from herdr.vocab import ErrorCode
 
@@ -203,6 +206,32 @@ def pane_input_set(call: Call) -> Result:
     return {"type": "ok"}
 
 
+def views_follow(handler: Handler) -> Handler:
+    """A focus method run by a script (``herdr tab focus``, ``agent focus``) moves the
+    attached TUIs' views too; an attached TUI's own switch moves only itself."""
+
+    def follow(call: Call) -> None:
+        transport = call.conn.transport
+        sock = transport.get_extra_info("socket") if transport is not None else None
+        call.server.attach.focus_requested(peer_pid_of(sock))
+
+    def run(call: Call) -> Result | Awaitable[Result | None] | None:
+        result = handler(call)
+        if not inspect.isawaitable(result):
+            follow(call)
+            return result
+        pending = result
+
+        async def finish() -> Result | None:
+            value = await pending
+            follow(call)
+            return value
+
+        return finish()
+
+    return run
+
+
 def split_routes_right_click(split: Callable[[Call], Result]) -> Callable[[Call], Result]:
     """``pane.split`` with ``right_click: pane``: the new pane starts routing right
     clicks to its program, as after ``pane.input.set`` (the default, ``herdr``, is
@@ -225,9 +254,11 @@ def split_routes_right_click(split: Callable[[Call], Result]) -> Callable[[Call]
 
 
 def popup_close(call: Call) -> Result:
-    """herdr closes its popup pane here. This server opens no popups (there are no
-    plugin panes), so there is never one to close: herdr's answer for that case."""
-    raise ApiError(protocol.POPUP_NOT_OPEN, "no popup is open")
+    """Close the session's plugin popup (its process is ended); ``popup_not_open``
+    when there is none, as herdr answers."""
+    if not call.server.panes.popups.close():
+        raise ApiError(protocol.POPUP_NOT_OPEN, "no popup is open")
+    return {"type": "ok"}
 
 
 METHODS: dict[str, Any] = {

@@ -15,15 +15,16 @@ from typing import Any
 from herdr.plugins import manifest as mf
 from herdr.plugins.registry import RegistryError, check_plugin_id
 from herdr.runtime import model as m
+from herdr.runtime import popup_geometry as pg
 from herdr.server.core import ApiError, Result
 from herdr.server.methods_workspaces import check_cwd, start_or_undo
 from herdr.server.plugin_host import PluginHost
+from herdr.server.popups import PopupBusy, PopupTooSmall
 from herdr.server.wiring import Call
 from herdr.vocab import ErrorCode
 
 PLUGIN_PANE_NOT_FOUND = ErrorCode.PLUGIN_PANE_NOT_FOUND.value
 PLUGIN_ENTRYPOINT_NOT_FOUND = ErrorCode.PLUGIN_ENTRYPOINT_NOT_FOUND.value
-PLACEMENT_UNAVAILABLE = ErrorCode.PLUGIN_PLACEMENT_UNAVAILABLE.value
 PANE_OPEN_FAILED = ErrorCode.PLUGIN_PANE_OPEN_FAILED.value
 
 
@@ -242,14 +243,12 @@ async def plugin_pane_open(call: Call) -> Result:
     wrong = placement_params_error(str(placement), p)
     if wrong is not None:
         raise ApiError(ErrorCode.INVALID_PARAMS, wrong)
-    if placement in ("overlay", "popup"):
-        # Overlays and popups are drawn by an attached TUI; this server has no surface
-        # for them (herdr answers the same without a client).
+    if placement in ("overlay", "popup") and panes.session.focused_pane() is None:
         raise ApiError(
-            PLACEMENT_UNAVAILABLE,
-            f"placement {placement} needs the TUI's overlay surface, which this server does"
-            " not offer yet; use split, tab or zoomed",
+            PANE_OPEN_FAILED, f"no active workspace: a plugin {placement} opens over its pane"
         )
+    if placement == "popup":
+        return await _open_popup(call, info, entry)
     # Spec §9: plugin commands run in the plugin's dir; where the user works is in
     # HERDR_PLUGIN_CONTEXT_JSON (the pane it was opened from, or the focused one).
     cwd = check_cwd(p.get("cwd")) or str(info["plugin_root"])
@@ -263,7 +262,9 @@ async def plugin_pane_open(call: Call) -> Result:
     await host.make_dirs(str(info["plugin_id"]))
     session = panes.session
     before = session.focused_ids()
-    focus = bool(p.get("focus", False)) or placement == "zoomed"
+    focus = bool(p.get("focus", False)) or placement in ("zoomed", "overlay")
+    under = session.focused_pane() if placement == "overlay" else None
+    under_zoomed = under is not None and under.tab.zoomed  # splitting unzooms
     if placement == "tab":
         created = session.create_tab(
             p.get("workspace_id"),
@@ -291,9 +292,14 @@ async def plugin_pane_open(call: Call) -> Result:
             panes.start(loc)
         except OSError as exc:
             session.close_pane(loc.pane_id)
+            if under is not None:  # the split unzoomed the tab: as it was
+                session.focus_pane(under.pane_id)
+                under.tab.zoomed = under_zoomed
             raise ApiError(PANE_OPEN_FAILED, f"cannot start {command[0]!r}: {exc}") from None
-        if placement == "zoomed":
+        if placement in ("zoomed", "overlay"):
             session.zoom(loc.pane_id, "on")
+        if under is not None:  # closing the overlay gives back this focus and zoom
+            host.overlays[loc.pane.terminal_id] = (under.pane_id, under_zoomed)
         panes.resize_tab(loc.workspace, loc.tab)
     record = panes.pane_record(loc)
     host.plugin_panes[loc.pane.terminal_id] = (str(info["plugin_id"]), str(entry["id"]))
@@ -301,6 +307,58 @@ async def plugin_pane_open(call: Call) -> Result:
     panes.emit_layout(loc.workspace, loc.tab)
     panes.emit_focus_changes(before)
     return {"type": "plugin_pane_opened", "plugin_pane": _plugin_pane(host, loc, record)}
+
+
+def pane_open_precheck(params: dict[str, Any]) -> None:
+    """A bad popup ``width``/``height`` is ``invalid_params`` with what a size may be,
+    whatever way it is wrong (the schema alone would call some ``invalid_request``)."""
+    for key in ("width", "height"):
+        try:
+            pg.check_size(params.get(key), key)
+        except pg.PopupSizeError as exc:
+            raise ApiError(ErrorCode.INVALID_PARAMS, str(exc)) from None
+
+
+async def _open_popup(call: Call, info: dict[str, Any], entry: dict[str, Any]) -> Result:
+    """Spec §9's popup: session-modal, outside every layout, no pane id; ``ok``."""
+    host = call.server.plugins
+    p = call.params
+    try:
+        width = pg.check_size(_given(p, entry, "width"), "width")
+        height = pg.check_size(_given(p, entry, "height"), "height")
+    except pg.PopupSizeError as exc:
+        raise ApiError(ErrorCode.INVALID_PARAMS, str(exc)) from None
+    if call.server.panes.popups.current is not None:
+        raise ApiError(ErrorCode.UI_BUSY, "a popup is already open; close it first")
+    cwd = check_cwd(p.get("cwd")) or str(info["plugin_root"])
+    context = host.context(None, call.id)  # the focus stays on the pane underneath
+    env = _pane_env(host, info, entry["id"], context, p.get("env"))
+    command = _rooted(list(entry["command"]), str(info["plugin_root"]))
+    await host.make_dirs(str(info["plugin_id"]))
+    try:
+        call.server.panes.popups.open(
+            command,
+            cwd=cwd,
+            env=call.server.panes.managed_env(env),
+            title=str(entry["title"]),
+            plugin_id=str(info["plugin_id"]),
+            entrypoint=str(entry["id"]),
+            width=width,
+            height=height,
+        )
+    except PopupBusy:
+        raise ApiError(ErrorCode.UI_BUSY, "a popup is already open; close it first") from None
+    except PopupTooSmall as exc:
+        raise ApiError(PANE_OPEN_FAILED, str(exc)) from None
+    except OSError as exc:
+        raise ApiError(PANE_OPEN_FAILED, f"cannot start {command[0]!r}: {exc}") from None
+    return {"type": "ok"}
+
+
+def _given(params: dict[str, Any], entry: dict[str, Any], key: str) -> Any:
+    """The request's size, else the manifest's."""
+    value = params.get(key)
+    return entry.get(key) if value is None else value
 
 
 def _rooted(command: list[str], root: str) -> list[str]:

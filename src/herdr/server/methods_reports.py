@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from herdr.api.limits import MAX_TEXT_CHARS
+from herdr.detect.agents import is_user_session_source
 from herdr.persist import session_refs
 from herdr.runtime import agent_state
 from herdr.runtime import metadata as md
@@ -48,6 +49,14 @@ def check_session_refs(params: dict[str, Any]) -> None:
         ("agent_session_id", session_refs.id_problem),
         ("agent_session_path", session_refs.path_problem),
     )
+    source, agent = params.get("source"), params.get("agent")
+    user_kind = (
+        isinstance(source, str)
+        and isinstance(agent, str)
+        and is_user_session_source(source, md.normalize_reported_agent_label(agent))
+    )
+    if user_kind:  # a user kind's id must have the strict form its resume accepts
+        checks = (("agent_session_id", session_refs.user_id_problem), *checks[1:])
     for name, problem_of in checks:
         value = params.get(name)
         if isinstance(value, str) and value:

@@ -14,7 +14,7 @@ import logging
 import os
 import secrets
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from herdr.runtime.terminal_title import strip_title
 from herdr.server.agents import AgentRuntime
 from herdr.server.bin_dir import ensure_shim_dir, with_bin_dir
 from herdr.server.info import ServerInfo
+from herdr.server.popups import PopupHost
 from herdr.server.terminals import Terminal
 from herdr.server.views import ViewTracker
 from herdr.terminal import procfs
@@ -77,6 +78,10 @@ class PaneHost:
         self._bin_path = herdr_bin_path()
         self._bin_dir = ensure_shim_dir(info.state_dir)  # `herdr` on every pane's PATH
         self.agents = AgentRuntime(self, self.env, views)
+        # the session's plugin popup, outside every tab
+        self.popups = PopupHost(lambda: self.session.area, settings.scrollback_limit_bytes)
+        # told of every close after its events (plugin overlays restore focus and zoom)
+        self.close_listeners: list[Callable[[m.Closed], None]] = []
 
     # -- identity ----------------------------------------------------------------
 
@@ -125,6 +130,11 @@ class PaneHost:
         for ws_id in closed.workspace_ids:
             self.emit("workspace_closed", {"workspace_id": ws_id})
         self.stop_soon(closed.terminal_ids)
+        for listener in self.close_listeners:
+            try:
+                listener(closed)
+            except Exception:
+                log.exception("close listener failed")
 
     # -- records -----------------------------------------------------------------
 
@@ -208,6 +218,17 @@ class PaneHost:
 
     def pane_env(self, loc: m.PaneLoc) -> dict[str, str]:
         """Server env, then the caller's ``env``, then herdr's managed variables (§3.1)."""
+        env = self.managed_env(loc.pane.env)
+        env.update(
+            HERDR_WORKSPACE_ID=loc.workspace_id,
+            HERDR_TAB_ID=loc.tab_id,
+            HERDR_PANE_ID=loc.pane_id,
+        )
+        return env
+
+    def managed_env(self, given: Mapping[str, str]) -> dict[str, str]:
+        """:meth:`pane_env` without the pane's identity: what a popup's process gets
+        (spec §9: a popup has no pane id)."""
         env = {k: v for k, v in self.env.items() if not k.startswith("HERDR_")}
         for key in ("HERDR_SESSION", "HERDR_CONFIG_PATH", "HERDR_LOG"):
             if key in self.env:
@@ -215,7 +236,7 @@ class PaneHost:
         env.setdefault("TERM", "xterm-256color")
         env["TERM"] = "xterm-256color"
         env.setdefault("COLORTERM", "truecolor")
-        env.update(loc.pane.env)
+        env.update(given)
         env["PATH"] = with_bin_dir(env.get("PATH"), self._bin_dir)
         # herdr is the terminal the pane's program talks to: the outer terminal's
         # TERM_PROGRAM (and its version) would be a lie inside a pane.
@@ -225,9 +246,6 @@ class PaneHost:
             HERDR_SOCKET_PATH=str(self.info.socket_path),
             HERDR_BIN_PATH=self._bin_path,
             HERDR_ENV="1",
-            HERDR_WORKSPACE_ID=loc.workspace_id,
-            HERDR_TAB_ID=loc.tab_id,
-            HERDR_PANE_ID=loc.pane_id,
         )
         if self.info.session:
             env["HERDR_SESSION"] = self.info.session
@@ -356,6 +374,7 @@ class PaneHost:
     async def shutdown(self) -> None:
         """End every pane process (``server stop``, SIGTERM)."""
         await self.agents.shutdown()
+        await self.popups.shutdown()
         await self.stop_terminals(list(self.terminals))
         if self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)

@@ -83,6 +83,8 @@ class AgentStates(Protocol):
 
     def terminal_state(self, terminal_id: str) -> agent_state.TerminalAgentState | None: ...
 
+    def resume_recipes(self) -> Mapping[str, resume.ResumeRecipe]: ...
+
 
 @dataclass(frozen=True, slots=True)
 class Timing:
@@ -247,6 +249,7 @@ class Persistence:
                 exists=os.path.exists,
                 resume_enabled=self.settings.resume_agents_on_restore,
                 which=lambda prog: shutil.which(prog, path=path) is not None,
+                recipes=self.agents.resume_recipes(),
             )
         except SnapshotFormatError as err:
             outcome = self.store.quarantine("invalid", str(err))

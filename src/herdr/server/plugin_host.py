@@ -29,6 +29,7 @@ from herdr.plugins.registry import (
     plugin_state_dir,
 )
 from herdr.plugins.runner import RunLog, Runner
+from herdr.runtime import model as m
 from herdr.runtime.events import EventBus, Filter, Subscriber
 from herdr.vocab import HerdrError
 
@@ -78,6 +79,9 @@ class PluginHost:
         self._wakeup = asyncio.Event()
         # terminal id → (plugin id, entrypoint) of panes opened by ``plugin.pane.open``
         self.plugin_panes: dict[str, tuple[str, str]] = {}
+        # overlay terminal id → (the pane it covers, whether that tab was zoomed)
+        self.overlays: dict[str, tuple[str, bool]] = {}
+        panes.close_listeners.append(self._closed)
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -201,6 +205,30 @@ class PluginHost:
             if value is not None:
                 ctx[key] = value
         return {k: v for k, v in ctx.items() if v is not None}
+
+    # -- overlays ----------------------------------------------------------------------
+
+    def _closed(self, closed: m.Closed) -> None:
+        """A closed overlay gives back the focus and zoom it took (herdr's overlay is a
+        temporary zoomed pane over the active one). Focus events are the closer's."""
+        for terminal_id in closed.terminal_ids:
+            self.plugin_panes.pop(terminal_id, None)
+            restore = self.overlays.pop(terminal_id, None)
+            if restore is None:
+                continue
+            pane_id, zoomed = restore
+            session = self.panes.session
+            try:
+                loc = session.pane(pane_id)
+            except m.ModelError:
+                continue  # the covered pane went too
+            if session.focused_ids()[1] == loc.tab_id:
+                session.focus_pane(pane_id)
+            else:
+                loc.tab.focused = loc.pane.key
+            loc.tab.zoomed = zoomed and len(loc.tab.panes) > 1
+            self.panes.resize_tab(loc.workspace, loc.tab)
+            self.panes.emit_layout(loc.workspace, loc.tab)
 
     # -- link handlers -----------------------------------------------------------------
 

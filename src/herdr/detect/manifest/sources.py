@@ -8,6 +8,7 @@ watched: detection keeps using the cache until an explicit reload (§7.6).
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import tomllib
 from collections.abc import Mapping
@@ -53,6 +54,8 @@ class LoadedManifest:
     # Why each other layer did not decide (explain's ``manifest_not_used``), oldest first.
     not_used: tuple[str, ...] = ()
     bundled_version: str | None = None
+    # sha256 of the deciding file(s): a reload compares it to tell which agents changed.
+    digest: str = ""
 
     @property
     def source_display(self) -> str:
@@ -129,6 +132,15 @@ def parse_remote_manifest(text: str, agent: Agent) -> Manifest:
     return manifest
 
 
+def text_digest(*texts: str) -> str:
+    """The identity of manifest content (an edit without a version bump still counts)."""
+    h = hashlib.sha256()
+    for text in texts:
+        h.update(text.encode("utf-8", "surrogatepass"))
+        h.update(b"\x00")
+    return h.hexdigest()
+
+
 def _read_text(path: Path) -> str:
     """Read a manifest file; invalid UTF-8 is a load error, not a crash."""
     data = path.read_bytes()
@@ -150,9 +162,12 @@ def _failure(exc: BaseException) -> str:
 
 def load_agent_manifest(agent: Agent, dirs: ManifestDirs) -> LoadedManifest:
     """Resolve one agent's active manifest with every fallback of §7.2."""
-    bundled = load_bundled(agent)
+    bundled_text = bundled_manifest_text(agent)
+    bundled = parse_manifest(bundled_text)
     bv = bundled.version
-    result = LoadedManifest(agent, bundled, SOURCE_BUNDLED, None, None, False, None, (), bv)
+    result = LoadedManifest(
+        agent, bundled, SOURCE_BUNDLED, None, None, False, None, (), bv, text_digest(bundled_text)
+    )
 
     remote_path = dirs.remote_dir / f"{agent.label}.toml"
     if remote_path.is_file():
@@ -172,9 +187,11 @@ def load_agent_manifest(agent: Agent, dirs: ManifestDirs) -> LoadedManifest:
         result.warning,
         result.not_used,
         bv,
+        result.digest,
     )
     try:
-        override = parse_manifest(_read_text(override_path))
+        override_text = _read_text(override_path)
+        override = parse_manifest(override_text)
     except (ManifestError, OSError) as exc:
         return _with_warning(
             fallback,
@@ -199,6 +216,7 @@ def load_agent_manifest(agent: Agent, dirs: ManifestDirs) -> LoadedManifest:
         None,
         (*result.not_used, *_shadowed_by_override(result, override_path)),
         bv,
+        text_digest(override_text),
     )
 
 
@@ -220,12 +238,14 @@ def _with_warning(base: LoadedManifest, warning: str, note: str | None = None) -
         warning,
         base.not_used + ((note,) if note is not None else ()),
         base.bundled_version,
+        base.digest,
     )
 
 
 def _apply_remote(base: LoadedManifest, path: Path, bundled: Manifest) -> LoadedManifest:
     try:
-        remote = parse_remote_manifest(_read_text(path), base.agent)
+        remote_text = _read_text(path)
+        remote = parse_remote_manifest(remote_text, base.agent)
     except (ManifestError, OSError) as exc:
         return _with_warning(
             base,
@@ -247,6 +267,7 @@ def _apply_remote(base: LoadedManifest, path: Path, bundled: Manifest) -> Loaded
             f"is older than bundled {bv}",
             (*base.not_used, f"remote {remote_version} ignored: older than bundled {bv}"),
             bv,
+            base.digest,
         )
     beaten = f"bundled {bv or 'unversioned'} not used: remote {remote_version} is not older"
     return LoadedManifest(
@@ -259,6 +280,7 @@ def _apply_remote(base: LoadedManifest, path: Path, bundled: Manifest) -> Loaded
         None,
         (*base.not_used, beaten),
         bv,
+        text_digest(remote_text),
     )
 
 
@@ -322,6 +344,7 @@ class ManifestCache:
                     None,
                     False,
                     f"kept the last good definition: {errors[0]}" if errors else None,
+                    digest=kind.digest,
                 )
         return built
 

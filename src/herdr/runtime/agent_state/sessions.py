@@ -8,7 +8,13 @@ process is anchored is recorded and replayed when the process shows up.
 
 from __future__ import annotations
 
-from herdr.detect.agents import is_full_lifecycle, is_official, is_session_identity_only, rust_trim
+from herdr.detect.agents import (
+    is_full_lifecycle,
+    is_official,
+    is_session_identity_only,
+    is_user_session_source,
+    rust_trim,
+)
 from herdr.runtime.agent_state.ledgers import (
     _accept_hook_seq,
     _clear_parked_for_detected,
@@ -65,8 +71,9 @@ _PATH_PREFERRING = frozenset({"pi", "omp"})
 def session_ref_from_report(
     source: str, label: str, session_id: str | None, session_path: str | None
 ) -> SessionRef | None:
-    """Only official pairs carry a session; pi/omp prefer the path, others the id."""
-    if not is_official(source, label):
+    """Only official pairs (and a user kind on ``herdr:<label>``) carry a session; pi/omp
+    prefer the path, others the id."""
+    if not (is_official(source, label) or is_user_session_source(source, label)):
         return None
     if label in _PATH_PREFERRING:
         path = _valid_ref_text(session_path, SESSION_PATH_MAX_CHARS)

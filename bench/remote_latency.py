@@ -1,0 +1,110 @@
+"""Remote echo latency: ``herdr --remote`` against plain ``ssh`` to the same sshd.
+
+A loopback OpenSSH server (the tests' fixture, ``tests/herdr_testing/sshd.py``: temp
+host key, temp authorized key, an isolated "remote" HOME) is started once; in the same
+run, from a PTY this script owns, it measures key -> echo for
+
+* ``ssh``: ``ssh -tt 127.0.0.1 /bin/sh`` (the remote pty echoes the key),
+* ``herdr``: ``herdr --remote ssh://127.0.0.1:PORT``, whose remote pane runs sh: the
+  key goes local TUI -> (its socket, handed to) ssh -> ``herdr api proxy`` -> remote
+  server -> pane, and the echo comes back as rows the local TUI draws;
+* ``herdr-C``: the same with ssh ``Compression yes`` (does compressing the attach
+  stream help? On loopback it can only cost; measured so the default is a choice).
+
+Each sample writes one letter to the outer PTY and waits for the chunk holding it (see
+``keystroke_latency.py``). Prints p50/p99 per run and the herdr/ssh p50 ratio (target
+<= 1.5x). Usage: ``python bench/remote_latency.py [--keys 200]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from keystroke_latency import Outer  # type: ignore[import-not-found]  # bench/ is on sys.path
+
+from herdr_testing.sshd import ssh_machine, sshd_missing_reason
+
+
+def percentiles(samples: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return statistics.median(ordered), p99
+
+
+def measure(outer: Outer, ready: bytes, keys: int) -> list[float]:
+    outer.wait_for(ready, limit=120)
+    outer.drain(0.5)
+    outer.latency(10)  # warm-up
+    samples: list[float] = outer.latency(keys)
+    return samples
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--keys", type=int, default=200)
+    parser.add_argument("--cols", type=int, default=120)
+    parser.add_argument("--rows", type=int, default=40)
+    args = parser.parse_args()
+    reason = sshd_missing_reason()
+    if reason is not None:
+        print(f"skipped: {reason}")
+        return 1
+    local = Path(tempfile.mkdtemp(prefix="hrl-", dir="/tmp"))
+    env = {
+        "HOME": str(local / "h"),
+        "XDG_CONFIG_HOME": str(local / "c"),
+        "XDG_STATE_HOME": str(local / "s"),
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "SHELL": "/bin/sh",
+    }
+    (local / "h").mkdir()
+    results: dict[str, list[float]] = {}
+    try:
+        with ssh_machine() as machine:
+            env.update(machine.client_env())
+            cfg = ["-F", str(machine.ssh_config), "-p", str(machine.port)]
+            compressed = local / "ssh_config_compressed"
+            compressed.write_text(f"Compression yes\nInclude {machine.ssh_config}\n")
+            herdr = [sys.executable, "-m", "herdr", "--remote", machine.target]
+            runs = {
+                "ssh": (["ssh", *cfg, "-tt", "127.0.0.1", "/bin/sh"], b"# ", {}),
+                "herdr": (herdr, b" p1 ", {}),
+                "herdr-C": (herdr, b" p1 ", {"HERDR_SSH_CONFIG": str(compressed)}),
+            }
+            for name, (argv, ready, extra) in runs.items():
+                outer = Outer(argv, {**env, **extra}, args.cols, args.rows)
+                try:
+                    results[name] = measure(outer, ready, args.keys)
+                finally:
+                    with contextlib.suppress(OSError):
+                        quit_keys = b"\x15exit\r" if name == "ssh" else b"\x02d"
+                        os.write(outer.master, quit_keys)
+                    outer.drain(0.3, 5)
+                    outer.close()
+                time.sleep(0.2)
+    finally:
+        shutil.rmtree(local, ignore_errors=True)
+    print(f"remote echo latency over loopback sshd, {args.cols}x{args.rows}, {args.keys} keys")
+    for name, samples in results.items():
+        p50, p99 = percentiles(samples)
+        print(f"{name:<8} n={len(samples):4d}  p50 {p50:6.2f} ms  p99 {p99:6.2f} ms")
+    if "herdr" in results and "ssh" in results:
+        ratio = statistics.median(results["herdr"]) / statistics.median(results["ssh"])
+        print(f"herdr --remote / ssh p50 ratio: {ratio:.2f}x (target <= 1.5x)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

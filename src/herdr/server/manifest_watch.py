@@ -1,0 +1,104 @@
+"""Hot reload of user kinds and local overrides without ``reload-agent-manifests``.
+
+A cheap stat poll (no new dependency, works on every filesystem): every
+``$HERDR_AGENT_MANIFEST_WATCH_S`` seconds (default 2; ``0`` turns it off) the server
+lists ``$XDG_CONFIG_HOME/herdr/agents/`` and ``…/agent-detection/`` and compares each
+``*.toml`` entry's inode, mtime and size with the last pass. Any difference reloads
+every layer (`manifest_notice`), which restarts only the changed agents' panes; an
+invalid edit keeps the last good rules and is reported as ``file:line`` in
+``server.agent_manifests``.
+
+Entries are ``lstat``-ed, never followed: a symlinked file is seen changing when the
+link itself is replaced, not when its target is edited (run
+``herdr server reload-agent-manifests`` for that); the watcher makes no symlinks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from herdr.server.manifest_notice import ManifestReloader
+
+log = logging.getLogger(__name__)
+
+WATCH_ENV = "HERDR_AGENT_MANIFEST_WATCH_S"
+WATCH_S = 2.0
+MAX_ENTRIES = 512  # per directory: a runaway directory cannot make a pass expensive
+
+Entry = tuple[str, str, int, int, int, int]  # dir, name, mode, inode, mtime ns, size
+Signature = tuple[Entry, ...]
+
+
+def watch_interval(env: Mapping[str, str]) -> float | None:
+    """The poll period; None when ``$HERDR_AGENT_MANIFEST_WATCH_S`` is 0 (off)."""
+    raw = env.get(WATCH_ENV, "").strip()
+    if not raw:
+        return WATCH_S
+    try:
+        value = float(raw)
+    except ValueError:
+        return WATCH_S
+    if value == 0:
+        return None
+    return value if 0 < value < float("inf") else WATCH_S
+
+
+def signature(directories: Sequence[Path]) -> Signature:
+    """What the watched ``*.toml`` files look like now (missing directories: nothing)."""
+    out: list[Entry] = []
+    for directory in directories:
+        try:
+            with os.scandir(directory) as entries:
+                names = sorted(e.name for e in entries if e.name.endswith(".toml"))
+        except OSError:
+            continue
+        for name in names[:MAX_ENTRIES]:
+            try:
+                st = os.lstat(os.path.join(directory, name))
+            except OSError:
+                continue
+            out.append((str(directory), name, st.st_mode, st.st_ino, st.st_mtime_ns, st.st_size))
+    return tuple(out)
+
+
+class ManifestWatcher:
+    """Owns the poll task; the first pass also warms the manifest cache (the baseline
+    a reload diffs against)."""
+
+    def __init__(self, reloader: ManifestReloader, env: Mapping[str, str]) -> None:
+        self._reloader = reloader
+        self._interval = watch_interval(env)
+        dirs = reloader.agents.manifests.dirs
+        self._directories = [d for d in (dirs.user_dir, dirs.override_dir) if d is not None]
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._task = loop.create_task(self._run(), name="manifest-watch")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        last = await asyncio.to_thread(signature, self._directories)
+        await asyncio.to_thread(self._reloader.agents.manifests.all)
+        if self._interval is None:
+            return
+        while True:
+            await asyncio.sleep(self._interval)
+            try:
+                now = await asyncio.to_thread(signature, self._directories)
+                if now != last:
+                    last = now
+                    await self._reloader.reload("file changed")
+            except Exception:
+                log.exception("agent manifest watch pass failed")

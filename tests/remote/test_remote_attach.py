@@ -1,0 +1,151 @@
+"""``herdr --remote ssh://127.0.0.1:PORT`` in a real tmux against a real loopback sshd.
+
+The TUI runs locally; its attach stream and requests go through ssh to the remote's
+``herdr api proxy``. Covered: attach, run a command, see its output, detach,
+reattach (the output is still there: the remote server kept the pane); killing the
+ssh connection mid-attach (the TUI says so in one line and reconnects, the remote
+server never stops); a non-interactive ``--remote`` without a terminal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from herdr_testing import HerdrEnv, pings, request, wait_until
+from herdr_testing.remote_tui import RemoteTui
+from herdr_testing.sshd import SshMachine
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
+
+
+@pytest.fixture
+def tui(herdr_env: HerdrEnv, sshd: SshMachine) -> Iterator[RemoteTui]:
+    root = Path(tempfile.mkdtemp(prefix="hrt-", dir="/tmp"))
+    client = RemoteTui(root, {**herdr_env.env, **sshd.client_env()})
+    try:
+        yield client
+    finally:
+        client.close()
+        for pid in sshd.ssh_clients():  # the attach's own ControlMaster, if it outlived us
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def remote_panes(sshd: SshMachine) -> list[dict[str, object]]:
+    panes: list[dict[str, object]] = request(sshd.remote_socket(), "pane.list", {})["result"][
+        "panes"
+    ]
+    return panes
+
+
+def remote_text(sshd: SshMachine, pane_id: str) -> str:
+    read = request(sshd.remote_socket(), "pane.read", {"pane_id": pane_id, "source": "recent"})
+    return str(read["result"]["read"]["text"])
+
+
+def attach(tui: RemoteTui, sshd: SshMachine, session: str) -> None:
+    tui.open(session, "--remote", sshd.target)
+    wait_until(lambda: pings(sshd.remote_socket()), timeout=60, message="no remote server")
+    tui.wait_for(session, " p1 ─", timeout=60)  # the TUI, showing the remote pane
+
+
+def test_attach_run_detach_reattach(tui: RemoteTui, sshd: SshMachine, herdr_env: HerdrEnv) -> None:
+    attach(tui, sshd, "one")
+    tui.type("one", "echo remote-$((6*7))")
+    tui.keys("one", "Enter")
+    tui.wait_for("one", "remote-42")
+    pane = str(remote_panes(sshd)[0]["pane_id"])
+    assert "remote-42" in remote_text(sshd, pane)  # it ran on the remote server
+    tui.keys("one", "C-b", "d")
+    screen = tui.wait_for("one", "HERDR-EXIT=")
+    assert "HERDR-EXIT=0" in screen and "[detached from" in screen
+    assert " icanon " in screen and " echo " in screen  # the terminal is sane again
+    assert pings(sshd.remote_socket())  # the remote server kept running
+    assert not herdr_env.socket_path().exists()  # and nothing ran locally
+
+    attach(tui, sshd, "two")
+    tui.wait_for("two", "remote-42")  # the same remote pane, its output still there
+    tui.keys("two", "C-b", "d")
+    assert "HERDR-EXIT=0" in tui.wait_for("two", "HERDR-EXIT=")
+
+
+def test_killed_ssh_is_noticed_and_reconnected(tui: RemoteTui, sshd: SshMachine) -> None:
+    attach(tui, sshd, "k")
+    tui.type("k", "echo before-$((1+1))")
+    tui.keys("k", "Enter")
+    tui.wait_for("k", "before-2")
+    victims = sshd.ssh_clients()
+    assert victims, "no ssh process found for the attach"
+    for pid in victims:  # the attach's ssh (mux clients and ControlMaster) dies
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    tui.wait_for("k", "lost — reconnecting")
+    assert pings(sshd.remote_socket())  # the remote server and its pane live on
+    # reconnected: the TUI is back, and typing reaches the same remote pane
+    wait_until(
+        lambda: "before-2" in tui.screen("k") and "reconnecting" not in tui.screen("k"),
+        timeout=60,
+        interval=0.2,
+        message=f"never reattached:\n{tui.screen('k')}",
+    )
+    tui.type("k", "echo after-$((2+1))")
+    tui.keys("k", "Enter")
+    tui.wait_for("k", "after-3")
+    tui.keys("k", "C-b", "d")
+    assert "HERDR-EXIT=0" in tui.wait_for("k", "HERDR-EXIT=")
+
+
+@pytest.mark.parametrize(
+    "flag", ["--remote", "--machine"], ids=["remote", "bare-machine-flag-attaches"]
+)
+def test_remote_needs_a_terminal(herdr_env: HerdrEnv, sshd: SshMachine, flag: str) -> None:
+    done = herdr_env.cli(flag, sshd.target, env=sshd.client_env())
+    assert done.returncode == 1
+    assert "needs a terminal" in done.stderr
+
+
+def test_remote_without_a_target_or_default(herdr_env: HerdrEnv) -> None:
+    done = herdr_env.cli("--remote")
+    assert done.returncode == 2
+    assert "--remote needs a TARGET" in done.stderr
+
+
+def test_plain_ssh_when_the_config_is_not_managed(
+    tui: RemoteTui, sshd: SshMachine, herdr_env: HerdrEnv
+) -> None:
+    config = Path(herdr_env.env["XDG_CONFIG_HOME"]) / "herdr" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("[remote]\nmanage_ssh_config = false\n")
+    attach(tui, sshd, "plain")
+    tui.type("plain", "echo plain-$((3*3))")
+    tui.keys("plain", "Enter")
+    tui.wait_for("plain", "plain-9")
+    argvs = [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in sshd.ssh_clients()]
+    assert argvs and not [a for a in argvs if b"ControlMaster" in a]  # plain ssh only
+    tui.keys("plain", "C-b", "d")
+    assert "HERDR-EXIT=0" in tui.wait_for("plain", "HERDR-EXIT=")
+
+
+def test_server_keybindings_come_from_the_remote_config(tui: RemoteTui, sshd: SshMachine) -> None:
+    remote_config = Path(sshd.remote_env["XDG_CONFIG_HOME"]) / "herdr" / "config.toml"
+    remote_config.parent.mkdir(parents=True, exist_ok=True)
+    remote_config.write_text('[keys]\ndetach = "prefix+y"\n')
+    try:
+        tui.open("keys", "--remote", sshd.target, "--remote-keybindings", "server")
+        tui.wait_for("keys", " p1 ─", timeout=60)
+        tui.keys("keys", "C-b", "y")  # the remote's detach key, unknown to the local config
+        assert "HERDR-EXIT=0" in tui.wait_for("keys", "HERDR-EXIT=")
+    finally:
+        remote_config.unlink()
