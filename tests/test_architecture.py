@@ -84,6 +84,9 @@ PURE = (
     "remote/target.py",
     "remote/machines.py",
     "remote/ssh_command.py",
+    "web/auth.py",
+    "web/policy.py",
+    "web/screen.py",
 )
 
 

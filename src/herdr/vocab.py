@@ -153,6 +153,13 @@ class ErrorCode(StrEnum):
     REMOTE_HERDR_MISSING = "remote_herdr_missing"
     REMOTE_INSTALL_FAILED = "remote_install_failed"
     REMOTE_SERVER_FAILED = "remote_server_failed"
+    # The web view (herdr.web): its own refusals, on top of every socket-API code.
+    READ_ONLY = "read_only"  # a mutating call through a read-only web view
+    TYPING_DISABLED = "typing_disabled"  # typing into a pane without --allow-typing
+    WEB_METHOD_NOT_ALLOWED = "web_method_not_allowed"  # not offered to the page at all
+    WEB_EXPOSED_REFUSED = "web_exposed_refused"  # non-loopback bind without the flag
+    WEB_BIND_FAILED = "web_bind_failed"  # the address/port cannot be bound
+    WEB_UNAVAILABLE = "web_unavailable"  # aiohttp is not installed
 
 
 class HerdrError(Exception):

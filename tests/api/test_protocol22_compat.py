@@ -56,7 +56,7 @@ REFUSED = {
 }
 
 # Methods of ours that herdr's protocol 22 does not have (our own extensions).
-OURS_ONLY = frozenset({"pane.clear", "agent.approval", "agent.approve"})
+OURS_ONLY = frozenset({"pane.clear", "agent.approval", "agent.approve", "web.start", "web.stop"})
 
 MARKER = "compat-marker"
 

@@ -49,6 +49,12 @@ READ_BY_OUR_CODE: dict[str, Callable[[], Any]] = {
     "session.resume_agents_on_restore": lambda: _SERVER.resume_agents_on_restore,
     "experimental.pane_history": lambda: _SERVER.pane_history,
     "worktrees.directory": lambda: _SERVER.worktree_directory,
+    "web.enabled": lambda: _SERVER.web_enabled,
+    "web.port": lambda: _SERVER.web_port,
+    "web.bind": lambda: _SERVER.web_bind,
+    "web.read_only": lambda: _SERVER.web_read_only,
+    "web.allow_typing": lambda: _SERVER.web_allow_typing,
+    "web.i_know_this_is_exposed": lambda: _SERVER.web_exposed,
     # herdr.client.settings.load_ui_settings (TUI client)
     "ui.sidebar_width": lambda: _UI.sidebar_width,
     "ui.sidebar_start_collapsed": lambda: not _UI.sidebar_visible,

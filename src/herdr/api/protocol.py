@@ -127,6 +127,8 @@ METHODS: Final[tuple[str, ...]] = (
     "plugin.pane.open",
     "plugin.pane.focus",
     "plugin.pane.close",
+    "web.start",  # extension: the web view
+    "web.stop",
 )
 
 # Methods whose connection stays open after the request line (§3.1).

@@ -558,6 +558,17 @@ _PLUGINS: Final[dict[str, Json]] = {
     "PluginPaneCloseParams": obj(pane_id=STRING),
 }
 
+# Extensions: the web view (herdr.web); every field optional, defaults in herdr.web.host.
+_WEB: Final[dict[str, Json]] = {
+    "WebStartParams": obj(
+        port=opt(U16),
+        bind=opt(string(pattern="^[^\\s]+$", max_length=255)),
+        read_only=opt(BOOLEAN),
+        allow_typing=opt(BOOLEAN),
+        exposed=opt(BOOLEAN),
+    ),
+}
+
 DEFS: Final[dict[str, Json]] = {
     **_BASICS,
     **_WORKSPACES,
@@ -566,6 +577,7 @@ DEFS: Final[dict[str, Json]] = {
     **_IO,
     **_EVENTS,
     **_PLUGINS,
+    **_WEB,
 }
 
 # Method → its params definition, in the order of the published method list.
@@ -675,4 +687,6 @@ METHOD_PARAMS: Final[dict[str, str]] = {
     "plugin.pane.open": "PluginPaneOpenParams",
     "plugin.pane.focus": "PluginPaneFocusParams",
     "plugin.pane.close": "PluginPaneCloseParams",
+    "web.start": "WebStartParams",
+    "web.stop": "EmptyParams",
 }

@@ -14,6 +14,7 @@ from herdr.api.schema_types import (
     BOOLEAN,
     I32,
     STRING,
+    U16,
     U32,
     U64,
     USIZE,
@@ -421,6 +422,16 @@ _RESULTS: Final[dict[str, Json]] = {
         "Acknowledgement for the client-shell surface interest lease.",
     ),
     "ok": obj(),
+    # Extensions: the web view (herdr.web).
+    "web_started": obj(
+        url=STRING,
+        bind=STRING,
+        port=U16,
+        read_only=BOOLEAN,
+        allow_typing=BOOLEAN,
+        already_running=BOOLEAN,
+    ),
+    "web_stopped": obj(stopped=BOOLEAN),
 }
 
 DEFS: Final[dict[str, Json]] = {

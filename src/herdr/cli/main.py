@@ -80,6 +80,7 @@ NOUNS: dict[str, tuple[str, str]] = {
     "worktree": ("git worktrees opened as workspaces", "herdr.cli.worktree:add_worktree"),
     "plugin": ("link, install and run plugins", "herdr.cli.plugin:add_plugin"),
     "machine": ("save other machines for --machine and --remote", "herdr.cli.machine:add_machine"),
+    "web": ("serve agents and screens to a browser or phone", "herdr.cli.web:add_web"),
 }
 
 _ROOT_VALUE_FLAGS = frozenset({"--session", "--remote", "--remote-keybindings"})

@@ -44,6 +44,7 @@ SECTION_TITLES: Final[dict[str, str]] = {
     "sound": "Sound",
     "session": "Session",
     "worktrees": "Worktrees",
+    "web": "Web view",
     "remote": "Remote",
     "advanced": "Advanced",
     "experimental": "Experimental",
@@ -1225,6 +1226,40 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "string",
         '"~/.herdr/worktrees"',
         "Root directory under which herdr creates <repo>/<branch-slug> checkouts.",
+    ),
+    ConfigKey(
+        "web",
+        "web.enabled",
+        "boolean",
+        "false",
+        "Start the web view (docs/web.md) with the server; its URL with the token is written to web-url in the state directory.",
+    ),
+    ConfigKey(
+        "web", "web.port", "integer", "8375", "TCP port of the web view (0 = any free port)."
+    ),
+    ConfigKey(
+        "web",
+        "web.bind",
+        "string",
+        '"127.0.0.1"',
+        "Address the web view listens on; anything but loopback also needs web.i_know_this_is_exposed.",
+    ),
+    ConfigKey(
+        "web", "web.read_only", "boolean", "false", "Refuse every call that changes something."
+    ),
+    ConfigKey(
+        "web",
+        "web.allow_typing",
+        "boolean",
+        "false",
+        "Let the page type raw keys into panes (prompts and approvals do not need it).",
+    ),
+    ConfigKey(
+        "web",
+        "web.i_know_this_is_exposed",
+        "boolean",
+        "false",
+        "Consent to a non-loopback web.bind; the server logs a warning when it binds one.",
     ),
     ConfigKey(
         "remote",

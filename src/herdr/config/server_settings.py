@@ -36,6 +36,13 @@ class ServerSettings(msgspec.Struct, frozen=True, kw_only=True):
     toast_delivery: Literal["off", "herdr", "terminal", "system"] = "off"  # notification.show
     worktree_directory: str = "~/.herdr/worktrees"  # [worktrees]: new checkouts go below
     manifest_check: bool = True  # [update]: background remote manifest updates
+    # [web]: the web view started with the server (herdr.web; an extension of ours)
+    web_enabled: bool = False
+    web_port: Annotated[int, msgspec.Meta(ge=0, le=65535)] = 8375
+    web_bind: str = "127.0.0.1"
+    web_read_only: bool = False
+    web_allow_typing: bool = False
+    web_exposed: bool = False
 
 
 # config.toml key → field. Read leniently, key by key: one bad value costs only itself.
@@ -52,6 +59,12 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("ui.toast.delivery", "toast_delivery"),
     ("worktrees.directory", "worktree_directory"),
     ("update.manifest_check", "manifest_check"),
+    ("web.enabled", "web_enabled"),
+    ("web.port", "web_port"),
+    ("web.bind", "web_bind"),
+    ("web.read_only", "web_read_only"),
+    ("web.allow_typing", "web_allow_typing"),
+    ("web.i_know_this_is_exposed", "web_exposed"),
 )
 _TYPES = {field.name: field.type for field in msgspec.structs.fields(ServerSettings)}
 

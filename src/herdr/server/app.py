@@ -39,6 +39,8 @@ from herdr.server.transport import Listener
 from herdr.server.views import ViewedPanes
 from herdr.server.wiring import Server
 from herdr.server.worktree_ops import WorktreeOps
+from herdr.vocab import HerdrError
+from herdr.web.host import WEB_URL_FILE, WebHost, WebOptions
 
 log = logging.getLogger("herdr.server")
 HANDOFF_GOODBYE_S = 0.1
@@ -108,6 +110,7 @@ def build_server(info: ServerInfo, env: Mapping[str, str]) -> Server:
         cwd=CwdSampler(host),
         worktrees=WorktreeOps(info.state_dir),
         plugins=PluginHost(host, bus, env),
+        web=WebHost(lambda server: Dispatcher(server, build_table()).handle_line),
     )
 
 
@@ -198,6 +201,7 @@ async def _main(
         loop.add_signal_handler(signum, server.request_stop, signal.Signals(signum).name)
     log.info("listening", extra={"socket": str(info.socket_path)})
     server.plugins.start()  # hooks, then [[startup]]: the session is restored, the API up
+    await _start_configured_web(server)
     reloader = manifest_notice.for_server(server)
     updates = ManifestUpdater(reloader, env, enabled=server.panes.settings.manifest_check)
     updates.start()
@@ -219,11 +223,42 @@ async def _main(
                 log.warning("cannot remove the socket file %s: %s", info.socket_path, err)
 
 
+async def _start_configured_web(server: Server) -> None:
+    """``[web] enabled``: start the view; its URL (with the token) goes to a 0600 file in
+    the state directory, never to the log."""
+    s = server.panes.settings
+    if not s.web_enabled:
+        return
+    options = WebOptions(
+        port=s.web_port,
+        bind=s.web_bind,
+        read_only=s.web_read_only,
+        allow_typing=s.web_allow_typing,
+        exposed=s.web_exposed,
+    )
+    try:
+        running, _ = await server.web.start(server, options)
+    except HerdrError as exc:
+        log.warning("[web] not started: %s", exc.message)
+        return
+    path = server.info.state_dir / WEB_URL_FILE
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(running.url() + "\n")
+        server.web.remove_on_stop(path)
+    except OSError as err:
+        log.warning("cannot write %s: %s", path, err)
+        return
+    log.info("web view started from [web]; its URL is in %s", path)
+
+
 async def _shutdown(server: Server, listener: Listener, *, handed_off: bool = False) -> None:
     server.bus.end_all("handoff" if handed_off else "server_stopping")
     await asyncio.sleep(0)  # let stream pumps write their end events
     steps: list[tuple[str, Callable[[], object]]] = [
-        ("final save", server.persistence.shutdown),  # first: the panes are still alive
+        ("web view", server.web.stop),  # first: no page acts while the rest stops
+        ("final save", server.persistence.shutdown),  # the panes are still alive
         ("cwd sampler", server.cwd.stop),
         ("plugins", server.plugins.stop),
         ("panes", server.panes.shutdown),

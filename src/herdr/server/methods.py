@@ -17,6 +17,7 @@ from herdr.server import (
     methods_reports,
     methods_scrollback,
     methods_server,
+    methods_web,
     methods_workspaces,
     methods_worktrees,
 )
@@ -106,6 +107,7 @@ def build_table() -> dict[str, Method]:
         "plugin.pane.open": Method(
             methods_plugins.plugin_pane_open, precheck=methods_plugins.pane_open_precheck
         ),
+        **{name: Method(handler) for name, handler in methods_web.METHODS.items()},
         "agent.view.set": Method(
             methods_client.agent_view_set, precheck=methods_client.agent_view_precheck
         ),

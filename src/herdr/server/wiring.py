@@ -19,6 +19,7 @@ from herdr.server.persistence import Persistence
 from herdr.server.plugin_host import PluginHost
 from herdr.server.views import ViewedPanes
 from herdr.server.worktree_ops import WorktreeOps
+from herdr.web.host import WebHost
 
 if TYPE_CHECKING:
     from herdr.server.transport import Connection
@@ -29,7 +30,7 @@ class Server(ServerCore):
     """Everything one server runs: ``panes`` (the session host and its terminals),
     ``agents`` (agent state per terminal), ``attach`` (TUI clients), ``views`` (what
     they show), ``persistence`` (session.json), ``cwd`` (the cwd sampler) and
-    ``plugins`` (the plugin registry, runs and hooks)."""
+    ``plugins`` (the plugin registry, runs and hooks) and ``web`` (the web view)."""
 
     agents: AgentRuntime
     attach: AttachRegistry
@@ -38,6 +39,7 @@ class Server(ServerCore):
     cwd: CwdSampler
     worktrees: WorktreeOps
     plugins: PluginHost
+    web: WebHost
 
 
 @dataclass
