@@ -557,3 +557,21 @@ def test_200_panes_hand_off(herdr_env: HerdrEnv, successors: list[int]) -> None:
     _wait_old_gone(server)
     assert {p: _pid(server, p) for p in pids} == pids
     assert all(_alive(pid) for pid in pids.values())
+
+
+def test_the_web_view_keeps_its_address_and_token(
+    herdr_server: ServerHandle, successors: list[int]
+) -> None:
+    """Open pages reconnect to the new server: same port, same token, cookie still good."""
+    from herdr_testing.web_view import cookie_header, http_get, start_web
+
+    server = herdr_server
+    _split(server)
+    view = start_web(server)
+    assert http_get(view.base + "/", cookie_header(view)).status == 200
+    _handoff(server, successors)
+    _wait_old_gone(server)
+    again = ok(server.request("web.start", {"port": 0}))
+    assert again["url"] == view.url  # the new server runs the same view
+    assert http_get(view.base + "/", cookie_header(view)).status == 200
+    assert http_get(view.base + "/", {"Cookie": f"{view.cookie}=wrong"}).status == 401

@@ -21,7 +21,7 @@ from typing import Any, NoReturn
 
 from herdr.config import safe_paths, server_settings
 from herdr.runtime.events import EventBus
-from herdr.server import handoff_new, limits, logs, manifest_notice, socketfile
+from herdr.server import handoff_new, handoff_web, limits, logs, manifest_notice, socketfile
 from herdr.server.attach import AttachRegistry
 from herdr.server.claim import claim_dirs
 from herdr.server.core import ServerCore, encode
@@ -158,6 +158,7 @@ async def _serve_adopted(
     server.persistence.start(restore=False)
     server.persistence.mark_dirty()
     server.cwd.start()
+    await handoff_web.resume(server, received.doc.extra.get("web"))
     ident = socketfile.identity(info.socket_path)
     await _main(server, listener, env, ident, received.lock_fd)
 

@@ -36,6 +36,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from herdr import __version__
 from herdr.server import handoff_state as hs
+from herdr.server import handoff_web
 from herdr.server import handoff_wire as wire
 from herdr.server.core import ApiError, Result
 from herdr.server.handoff_control import HandoffControl
@@ -131,6 +132,7 @@ def capture(server: Server) -> tuple[hs.HandoffDoc, list[int]]:
         evicted_upto=bus.evicted_upto,
         events=tuple(hs.LoggedEvent(e.seq, e.kind, dict(e.data)) for e in bus.logged()),
         workspace_meta_blob=_pack_or_none(server.agents.workspace_meta),
+        extra={"web": handoff_web.record(server)},
     )
     return doc, fds
 
@@ -180,7 +182,6 @@ def _transfer(
         wire.send_frame(sock, {"kind": "batch", "index": index}, b"", batch)
         wire.expect(sock, "ack", STEP_TIMEOUT_S)
     adopted, _body, _fds = wire.expect(sock, "adopted", STEP_TIMEOUT_S)
-    wire.send_frame(sock, {"kind": "release"})
     return adopted
 
 
@@ -279,6 +280,17 @@ async def _run(
         batches = [fds[i : i + size] for i in range(0, len(fds), size)]
         body = hs.encode(doc)
         adopted = await asyncio.to_thread(_transfer, sock, body, [listen_fd, ctl.lock_fd], batches)
+        # what cannot be shared: the web view's port (the new server binds it again with
+        # the same token) and the popup (a transient box; its process ends)
+        web = server.web.running
+        await server.web.stop()
+        host.popups.close()
+        try:
+            await asyncio.to_thread(wire.send_frame, sock, {"kind": "release"})
+        except BaseException:
+            if web is not None:
+                await server.web.start(server, web.options, token=web.token)
+            raise
     except BaseException:
         for pty in frozen:
             pty.resume_reading()

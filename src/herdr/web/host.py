@@ -92,12 +92,17 @@ class WebHost:
     def running(self) -> Running | None:
         return self._running
 
-    async def start(self, server: Server, options: WebOptions) -> tuple[Running, bool]:
-        """Start (or find) the view; returns it and whether it was already running."""
+    async def start(
+        self, server: Server, options: WebOptions, *, token: str | None = None
+    ) -> tuple[Running, bool]:
+        """Start (or find) the view; returns it and whether it was already running.
+        ``token``: keep a token already handed out (a live handoff's new server)."""
         async with self._lock:  # two concurrent starts make one view
-            return await self._start(server, options)
+            return await self._start(server, options, token)
 
-    async def _start(self, server: Server, options: WebOptions) -> tuple[Running, bool]:
+    async def _start(
+        self, server: Server, options: WebOptions, token: str | None = None
+    ) -> tuple[Running, bool]:
         if self._running is not None:
             return self._running, True
         if not auth.is_address(options.bind):
@@ -121,7 +126,7 @@ class WebHost:
 
         from herdr.web.app import WebContext, build_app
 
-        token = auth.new_token()
+        token = token or auth.new_token()
         ctx = WebContext(server, self._factory(server), options, token)
         runner = aioweb.AppRunner(
             build_app(ctx), access_log=None, handle_signals=False, shutdown_timeout=2.0
