@@ -59,7 +59,13 @@ FAKE_AGENT = REPO / "tests" / "fixtures" / "fake_agent.py"
 WAIT_S = 20.0
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 TARGET_PCT = 1.0
-SPINNER_PCT_PER_PANE = 0.3  # 10 working panes ≤ 3 %, 50 (≤ 12 %) a little under this
+
+
+def spinner_target(panes: int) -> float:
+    """Issue 15: 10 working panes ≤ 3 %, 50 ≤ 12 % (linear between, 0.3 %/pane below)."""
+    return 0.3 * panes if panes <= 10 else 3.0 + 9.0 * (panes - 10) / 40
+
+
 MAX_PANES = 200
 
 
@@ -388,7 +394,7 @@ def main() -> int:
     for result in results:
         print(result.row())
     agents = results[0]
-    target = (SPINNER_PCT_PER_PANE * args.panes) if args.spinner else TARGET_PCT
+    target = spinner_target(args.panes) if args.spinner else TARGET_PCT
     verdict = "PASS" if agents.pct <= target else "FAIL"
     if not args.no_tmux:
         print(f"\nherdr / tmux: {agents.pct / max(results[-1].pct, 1e-9):.1f}x")
