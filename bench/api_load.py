@@ -20,6 +20,12 @@ The peer: a private tmux server (``-L``) with the same streaming panes, and the 
 one-shot pattern as tmux offers it (``tmux -L <name> list-panes``, a process per
 request), next to ``herdr pane list`` as a process per request.
 
+With ``--flood`` it measures instead ``ping`` p50/p99 (one socket client, a connection
+per request) on an idle server and then while ``--panes`` panes run ``yes`` (the
+output flood that must not starve the API), beside ``tmux display -p`` (a process per
+request, tmux's only one-shot path) with the same panes idle and running ``yes``, and
+the server's CPU share during the flood.
+
 Everything is bounded in time and count; the server, panes, tmux server and worker
 processes are stopped by pid (tmux by ``kill-server``) at the end.
 """
@@ -38,6 +44,7 @@ import shutil
 import signal
 import socket
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -424,6 +431,73 @@ def setup_panes(path: str, root: Path, count: int, stream_cmd: str) -> tuple[str
     return str(ws["workspace"]["workspace_id"]), panes
 
 
+# --- flood: ping while panes run `yes` ----------------------------------------------------
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(f) for f in fields[11:13]) / os.sysconf("SC_CLK_TCK")
+
+
+def server_pid(path: str) -> int:
+    """The pid on the other end of the socket (SO_PEERCRED)."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(path)
+        cred = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        return int(struct.unpack("3i", cred)[0])
+    finally:
+        sock.close()
+
+
+def flood_run(args: argparse.Namespace, root: Path) -> list[str]:
+    """``ping`` on an idle server, then with every pane running ``yes``; tmux beside it."""
+    rows: list[str] = []
+    with herdr_server(root) as (path, _env):
+        ws = request(path, "workspace.create", {"label": "flood", "cwd": str(root)})
+        panes = [str(ws["root_pane"]["pane_id"])]
+        while len(panes) < args.panes:
+            split = request(
+                path,
+                "pane.split",
+                {"target_pane_id": panes[-1], "direction": "right" if len(panes) % 2 else "down"},
+            )
+            panes.append(str(split["pane"]["pane_id"]))
+        server = server_pid(path)
+        rows.append(
+            run_cell("herdr ping idle", 1, args.duration, socket_worker, path, "ping").row()
+        )
+        for pane in panes:
+            request(path, "pane.send_input", {"pane_id": pane, "text": "yes", "keys": ["Enter"]})
+        time.sleep(1.0)
+        c0, t0 = (cpu_seconds(server) if server else 0.0), time.monotonic()
+        cell = run_cell(
+            f"herdr ping, {args.panes}x yes", 1, args.duration, socket_worker, path, "ping"
+        )
+        c1, t1 = (cpu_seconds(server) if server else 0.0), time.monotonic()
+        rows.append(cell.row())
+        if server:
+            rows.append(f"herdr server CPU during the flood: {100 * (c1 - c0) / (t1 - t0):.0f}%")
+        for pane in panes:
+            request(path, "pane.send_input", {"pane_id": pane, "keys": ["ctrl+c"]})
+    with tmux_server("/bin/sh", args.panes) as tmux:
+        if tmux is not None:
+            probe = [*tmux, "display", "-p", "x"]
+            env = dict(os.environ)
+            rows.append(
+                run_cell("tmux display idle", 1, args.duration, process_worker, probe, env).row()
+            )
+            for index in range(args.panes):
+                subprocess.run([*tmux, "send-keys", "-t", f".{index}", "yes", "Enter"], check=False)
+            time.sleep(1.0)
+            rows.append(
+                run_cell(
+                    f"tmux display, {args.panes}x yes", 1, args.duration, process_worker, probe, env
+                ).row()
+            )
+    return rows
+
+
 # --- main -------------------------------------------------------------------------------
 
 
@@ -440,7 +514,19 @@ def main() -> int:
         action="store_true",
         help="subscribers take lifecycle kinds only (no pane.output_matched)",
     )
+    parser.add_argument("--flood", action="store_true", help="ping while panes run yes")
     args = parser.parse_args()
+    if args.flood:
+        root = Path(tempfile.mkdtemp(prefix="hl", dir="/tmp"))
+        try:
+            rows = flood_run(args, root)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        print(f"api_load --flood: ping, {args.panes} panes, {args.duration:g} s per cell")
+        print(HEADER)
+        for row in rows:
+            print(row)
+        return 0
     levels = [int(x) for x in args.clients.split(",")]
     cells_time = args.duration * len(levels) * 5 + 60
     root = Path(tempfile.mkdtemp(prefix="hl", dir="/tmp"))

@@ -29,8 +29,9 @@ from typing import Any, Protocol
 
 from herdr.detect.agents import Agent, parse_agent_label
 from herdr.detect.approval import Approval, extract
-from herdr.detect.manifest import DetectionInput, detect
+from herdr.detect.manifest import DetectionInput
 from herdr.detect.manifest.changes import ManifestChange, changed_agents
+from herdr.detect.manifest.memo import RuleMemo, detect_memo
 from herdr.detect.manifest.sources import ManifestCache, ManifestDirs
 from herdr.detect.process import ProcessDetectionMode, parse_process_detection_mode
 from herdr.persist import resume
@@ -81,6 +82,10 @@ class PaneAgent:
     # screen content it was read from; both reset when the pane stops being blocked.
     approval_announced: str | None = None
     approval_checked_seq: int = -1
+    # The last screen evaluations (without and with the OSC strings): a spinner frame
+    # that moved only the title re-runs only the title's rules (detect/manifest/memo.py).
+    plain_memo: RuleMemo = field(default_factory=RuleMemo)
+    osc_memo: RuleMemo = field(default_factory=RuleMemo)
 
     @property
     def terminal_id(self) -> str:
@@ -269,7 +274,7 @@ class AgentRuntime:
             foreground_pgid=fg,
             content_seq=term.emulator.content_seq,
             probe=lambda: self._probe(shell_pid, fd),
-            screen=lambda agent: self._screen(term, agent),
+            screen=lambda agent: self._screen(pa, term, agent),
         )
         if decision.clear_osc:
             term.emulator.osc.clear_retained()
@@ -286,16 +291,17 @@ class AgentRuntime:
         loaded = self.manifests.get(agent)
         return loaded.manifest if loaded is not None else None
 
-    def _screen(self, term: Terminal, agent: Agent) -> dl.ScreenResult:
+    def _screen(self, pa: PaneAgent, term: Terminal, agent: Agent) -> dl.ScreenResult:
         emu = term.emulator
         if emu.closed:
             return dl.ScreenResult(True)
         text = views.detection_text(emu)
         manifest = self.manifest_for(agent)
-        without = detect(True, manifest, DetectionInput(text))
+        without = detect_memo(True, manifest, DetectionInput(text), pa.plain_memo)
         if without.skip_state_update:
             return dl.ScreenResult(True)
-        with_osc = detect(True, manifest, DetectionInput(text, emu.osc.title, emu.osc.progress))
+        osc = DetectionInput(text, emu.osc.title, emu.osc.progress)
+        with_osc = detect_memo(True, manifest, osc, pa.osc_memo)
         return dl.screen_result(without, with_osc)
 
     # -- approvals -------------------------------------------------------------------

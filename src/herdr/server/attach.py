@@ -77,6 +77,8 @@ MAX_FPS = 60
 FRAME_S = 1.0 / MAX_FPS
 STATE_REFRESH_S = 1.0  # titles and cwds change without events: re-check this often
 MAX_CLIENT_LINE = 4 * 1024 * 1024
+INTERACTIVE_S = 0.5  # how long after a key its pane's next output skips the coalescing
+INTERACTIVE_BACKLOG = 256 * 1024  # an echo is not queued behind more than this
 _MAX_SCROLL = 1_000_000  # rows per scroll message: past any scrollback
 _RESET = "\x1b[0m"
 _QUIET_KINDS = frozenset(
@@ -211,6 +213,9 @@ class AttachedClient:
     typing: tuple[str, int, Terminal] | None = None  # (pane id, bus seq, its terminal)
     peer_pid: int | None = None  # the TUI process; its own focus requests come from it
     popup_sent: tuple[str, Rect4] | None = None  # the popup (id, box) this client was told
+    # (terminal id, monotonic time): the pane this client just typed into, whose next
+    # output is pushed at once whatever the coalescing of other panes (push_output)
+    interactive: tuple[str, float] | None = None
 
     def view_tab(self, session: m.Session) -> tuple[m.Workspace, m.Tab] | None:
         """The tab this client shows (its own choice, else the session's focus)."""
@@ -488,39 +493,49 @@ class AttachRegistry:
         return on_output
 
     def push_output(self, client: AttachedClient, term: Terminal) -> bool:
-        """Send ``term``'s new rows to ``client`` now if its stream is idle.
+        """Send ``term``'s new rows to ``client`` now if its stream is idle, or if the
+        client just typed into ``term`` (the echo's leading edge: it does not wait for
+        the coalesced frame other panes' output is due in).
 
         True when nothing is left for the stream loop (rows sent, or nothing new);
         False when the loop must handle it (busy, or anything else may have changed).
         """
-        if not client.idle or client.wake.is_set():
+        now = time.monotonic()
+        interactive = _is_interactive(client, term, now)
+        if not interactive and (not client.idle or client.wake.is_set()):
             return False
         conn = client.conn
         if conn.closed or self.core.stopping.is_set():
             return False
-        now = time.monotonic()
-        if now - client.last_frame < FRAME_S:
+        if not interactive and now - client.last_frame < FRAME_S:
             return False  # busy output: the loop coalesces to MAX_FPS
         if client.state_gen != self.state_gen or self.core.bus.last_seq != self._last_seq:
             return False  # the layout or state may have moved: a whole frame is due
-        if now - self._last_state_build >= STATE_REFRESH_S:
-            return False  # titles and cwds are due for a re-check (see state_line)
+        # titles and cwds are due for a re-check (see state_line): the loop's job, after
+        # an echo's rows went out
+        refresh_due = client.idle and now - self._last_state_build >= STATE_REFRESH_S
+        if refresh_due and not interactive:
+            return False
         if term.exit_status is not None or term.closing or term.emulator.closed:
             return False  # an exit: the loop sends what follows (layout, state)
         pane_id = client.panes_of.get(term.terminal_id)
         if pane_id is None or pane_id not in client.visible:
             return False
         try:
-            if conn.writes_pending():
+            if conn.writes_pending() and (
+                not interactive or conn.pending_bytes() > INTERACTIVE_BACKLOG
+            ):
                 return False
             line = self._rows_line(client, pane_id, term)
         except Exception:
             log.exception("pushing rows failed")
             return False
         if line is not None:
-            client.last_frame = now
+            if client.idle:
+                client.last_frame = now
+            client.interactive = None  # one leading-edge push per key
             conn.write(line)
-        return True
+        return (client.idle or line is not None) and not refresh_due
 
     def frame_lines(self, client: AttachedClient) -> list[bytes]:
         """Everything ``client`` has not seen yet: state, then rows of visible panes."""
@@ -668,6 +683,7 @@ class AttachRegistry:
                 self._invalidate(term)
             with contextlib.suppress(Exception):
                 term.write(raw)
+            client.interactive = (term.terminal_id, time.monotonic())
             self.touch(client)
             self.sync_title(client)
         elif isinstance(msg, Scroll):
@@ -862,6 +878,12 @@ class _ClientLines:
                 self.registry.handle_message(self.client, msg)
             except Exception:
                 log.exception("attach message failed")
+
+
+def _is_interactive(client: AttachedClient, term: Terminal, now: float) -> bool:
+    """Whether ``client`` typed into ``term`` within :data:`INTERACTIVE_S`."""
+    mark = client.interactive
+    return mark is not None and mark[0] == term.terminal_id and now - mark[1] < INTERACTIVE_S
 
 
 def _attach_params(params: Any) -> AttachParams:

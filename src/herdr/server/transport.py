@@ -229,6 +229,13 @@ class Connection(asyncio.Protocol):
             transport is None or transport.is_closing() or bool(transport.get_write_buffer_size())
         )
 
+    def pending_bytes(self) -> int:
+        """Bytes written that still wait in the transport (0 once it is gone)."""
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            return 0
+        return int(transport.get_write_buffer_size())
+
     async def drain(self) -> bool:
         """Wait while the transport holds more than it wants; False once the peer is gone."""
         if self._writing_paused and not self._lost:

@@ -35,10 +35,18 @@ from herdr.terminal import procfs
 _log = logging.getLogger(__name__)
 
 READ_SIZE = 64 * 1024
+# What one pane may cost the loop per turn. Feeding `yes` output costs ~0.25 ms per KiB,
+# so 64 KiB from each of four flooding panes held the loop ~55 ms a turn (ping p99 >
+# 300 ms); agent TUI frames cost ~10 ns a byte, where 64 KiB reads are cheaper per byte.
+# So each pane reads what its last deliveries say fits in TURN_BUDGET_S, within
+# MIN_TURN_BYTES..READ_SIZE, then waits for the next turn (docs/performance.md).
+TURN_BUDGET_S = 0.0005
+MIN_TURN_BYTES = 2 * 1024
 WRITE_LIMIT = 4 * 1024 * 1024
 TEARDOWN_GRACE = 1.0
 _POLL_FALLBACK = 0.25
 EXIT_DRAIN_WAIT = 0.2
+EXIT_DRAIN_BYTES = 4 * 1024 * 1024
 
 
 class PtyWriteOverflow(Exception):
@@ -311,6 +319,19 @@ class PtyProcess:
             os.close(fd)
 
 
+def smoothed_cost(cost: float, elapsed: float, size: int) -> float:
+    """Seconds per byte: the previous figure averaged with this delivery's."""
+    sample = elapsed / max(1, size)
+    return (cost + sample) / 2 if cost > 0 else sample
+
+
+def turn_share(cost: float) -> int:
+    """Bytes the next turn may read: what fits ``TURN_BUDGET_S`` at ``cost`` per byte."""
+    if cost <= 0:
+        return READ_SIZE
+    return max(MIN_TURN_BYTES, min(READ_SIZE, int(TURN_BUDGET_S / cost)))
+
+
 DataCallback = Callable[[bytes], None]
 ExitCallback = Callable[[ExitStatus], None]
 
@@ -318,8 +339,9 @@ ExitCallback = Callable[[ExitStatus], None]
 class AsyncPty:
     """Drive a ``PtyProcess`` from an asyncio loop.
 
-    ``on_data`` gets output chunks (≤ 64 KiB); ``on_exit`` is called once, after the
-    child is reaped and the output it left behind was delivered.
+    ``on_data`` gets one output chunk per loop turn, sized so handling it takes about
+    ``TURN_BUDGET_S`` (a flooding pane cannot hold the loop); ``on_exit`` is called
+    once, after the child is reaped and the output it left behind was delivered.
     """
 
     def __init__(
@@ -332,6 +354,8 @@ class AsyncPty:
         loop: asyncio.AbstractEventLoop | None = None,
     ) -> None:
         self.process = process
+        self._turn_bytes = READ_SIZE
+        self._cost = 0.0  # seconds per byte of the last deliveries (smoothed)
         self._on_data = on_data
         self._on_exit = on_exit
         self._write_limit = write_limit
@@ -404,12 +428,14 @@ class AsyncPty:
     # -- reading -------------------------------------------------------------------
 
     def _on_readable(self) -> int:
-        """Read until the PTY is empty or 64 KiB arrived; deliver it as one chunk."""
+        """Read up to this turn's share and deliver it as one chunk; the rest waits for
+        the next loop turn (the fd stays readable), after every other ready fd."""
         chunks: list[bytes] = []
         total = 0
-        while total < READ_SIZE:
+        want = self._turn_bytes
+        while total < want:
             try:
-                data = self.process.read_nonblocking(READ_SIZE - total)
+                data = self.process.read_nonblocking(want - total)
             except OSError:
                 _log.exception("pty read failed (pid %s); treating it as EOF", self.pid)
                 data = None
@@ -420,7 +446,10 @@ class AsyncPty:
             chunks.append(data)
             total += len(data)
         if chunks:
+            start = time.perf_counter()
             self._deliver(chunks[0] if len(chunks) == 1 else b"".join(chunks))
+            self._cost = smoothed_cost(self._cost, time.perf_counter() - start, total)
+            self._turn_bytes = turn_share(self._cost)
         if self._eof and self._exit_pending:
             self._finish_exit()
         return total
@@ -489,8 +518,11 @@ class AsyncPty:
             self._drain_handle.cancel()
             self._drain_handle = None
         self._close_pidfd()
-        while self._reading and self._on_readable() >= READ_SIZE:
-            pass
+        # What the child left behind (bounded: a grandchild may keep the PTY busy; the
+        # reader stays registered for anything after this).
+        for _ in range(EXIT_DRAIN_BYTES // MIN_TURN_BYTES):
+            if not self._reading or self._on_readable() == 0:
+                break
         self._exited.set_result(status)
         if self._on_exit is not None:
             try:
