@@ -575,3 +575,28 @@ def test_the_web_view_keeps_its_address_and_token(
     assert again["url"] == view.url  # the new server runs the same view
     assert http_get(view.base + "/", cookie_header(view)).status == 200
     assert http_get(view.base + "/", {"Cookie": f"{view.cookie}=wrong"}).status == 401
+
+
+def test_plugin_startup_runs_again_on_the_new_server(
+    herdr_server: ServerHandle, successors: list[int]
+) -> None:
+    """Spec §9: ``[[startup]]`` runs after restore and after a live handoff."""
+    import json
+
+    server = herdr_server
+    recorder = Path(__file__).resolve().parents[1] / "fixtures" / "plugins" / "recorder"
+    ok(server.request("plugin.link", {"path": str(recorder)}))
+    runs = Path(server.env["XDG_STATE_HOME"]) / "herdr/plugins/test.recorder/runs.jsonl"
+
+    def startups() -> int:
+        if not runs.exists():
+            return 0
+        return sum(
+            json.loads(line)["argv"] == ["startup"] for line in runs.read_text().splitlines()
+        )
+
+    before = startups()  # linked after this server started: its startup ran before that
+    _split(server)
+    _handoff(server, successors)
+    _wait_old_gone(server)
+    wait_until(lambda: startups() == before + 1, timeout=30, message="no startup run")
