@@ -1,7 +1,8 @@
 """The web view in a real headless Chromium (the system's /usr/bin/chromium, driven by
 Playwright) against a real server with fake agents.
 
-Screenshots at phone (390x844) and desktop (1280x800) sizes go to /tmp/web-shots/.
+Screenshots at phone (390x844) and desktop (1280x800) sizes go to ``$HERDR_WEB_SHOTS``
+when it names a directory (never to a fixed shared path: another user could plant it).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-SHOTS = Path("/tmp/web-shots")
+SHOTS = Path(os.environ["HERDR_WEB_SHOTS"]) if os.environ.get("HERDR_WEB_SHOTS") else None
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
 TIMEOUT_MS = 20_000
@@ -102,7 +103,9 @@ def view(served: tuple[ServerHandle, str]) -> Iterator[WebView]:
     wait_status(server, pane, "idle", "done", "blocked")
 
 
-def _shot(page: Any, name: str) -> Path:
+def _shot(page: Any, name: str) -> Path | None:
+    if SHOTS is None:
+        return None
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=False)
