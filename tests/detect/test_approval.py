@@ -142,6 +142,21 @@ CASES = [
     pytest.param(
         Case(
             "codex",
+            _capture("hooks-review-codex-0.171.0.json"),
+            "hooks_review_dialog",
+            "Hooks need review",
+            "1 hook is new or changed.\nHooks can run outside the sandbox after you trust them.",
+            _arrows(
+                "Review hooks",
+                "Trust all and continue",
+                "Continue without trusting (hooks won't run)",
+            ),
+        ),
+        id="codex-real-hooks-review",
+    ),
+    pytest.param(
+        Case(
+            "codex",
             _fake_codex(),
             "live_strong_blocker",
             "Allow command? rm -rf build",

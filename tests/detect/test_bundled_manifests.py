@@ -39,7 +39,7 @@ class BundledSpec:
 BUNDLED: tuple[BundledSpec, ...] = (
     BundledSpec("pi", "pi.toml", "2026.06.10.1.1", 1, 1),
     BundledSpec("claude", "claude.toml", "2026.08.21.1.2", 2, 16),
-    BundledSpec("codex", "codex.toml", "2026.08.09.1.2", 3, 11),
+    BundledSpec("codex", "codex.toml", "2026.08.09.1.3", 3, 12),
     BundledSpec("gemini", "gemini.toml", "2026.06.10.1.2", 1, 6),
     BundledSpec("cursor", "cursor.toml", "2026.08.03.1.1", 1, 5),
     BundledSpec("devin", "devin.toml", "2026.06.15.1.1", 1, 7),

@@ -373,17 +373,30 @@ def test_session_only_agent_reports_its_session_and_resumes_after_restart(
     pane = str(ws["root_pane"]["pane_id"])
     type_line(server, pane, target)
     if target == "codex":
-        # codex asks once to trust new hooks (ours): answer as a user would
+        # codex asks once to trust new hooks (ours): it reads as blocked, and the
+        # structured approval answers it (option 2, "Trust all and continue")
         wait_screen(server, pane, "Trust all and continue", BOOT)
 
-        def trust_selected() -> bool:  # the menu may not take keys the moment it is drawn
-            if "› 2. Trust all" in screen(server, pane):
-                return True
-            ok(server.request("pane.send_keys", {"pane_id": pane, "keys": ["Down"]}))
+        def dialog() -> dict[str, Any] | None:
+            found = ok(server.request("agent.approval", {"target": pane}))["approval"]
+            return found if found and found["rule"] == "hooks_review_dialog" else None
+
+        record = wait_until(dialog, BOOT, interval=0.2, message="no hooks-review approval")
+        assert record is not None
+        assert [o["label"] for o in record["options"]][1] == "Trust all and continue"
+        wait_until(
+            lambda: agent_info(handle, pane)["agent_status"] == "blocked",
+            BOOT,
+            message="the hooks-review screen does not read blocked",
+        )
+
+        def trusted() -> bool:  # the menu may not take keys the moment it is drawn:
+            if "Trust all and continue" not in screen(server, pane):
+                return True  # keys are recomputed from the selection on every try
+            server.request("agent.approve", {"target": pane, "option_id": "2"})
             return False
 
-        wait_until(trust_selected, BOOT, interval=0.5, message="codex's trust choice")
-        ok(server.request("pane.send_keys", {"pane_id": pane, "keys": ["Enter"]}))
+        wait_until(trusted, BOOT, interval=2.0, message="codex's trust choice")
     wait_screen(server, pane, ready, BOOT)
     type_prompt(server, pane, "please create the file")
 
