@@ -12,9 +12,9 @@ A pane whose process exited keeps its last cwd and is skipped.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 
+from herdr.server.background import BackgroundTask
 from herdr.server.panes import PaneHost
 
 log = logging.getLogger("herdr.server.cwd")
@@ -26,7 +26,7 @@ class CwdSampler:
     def __init__(self, host: PaneHost, interval_s: float = INTERVAL_S) -> None:
         self.host = host
         self.interval_s = interval_s
-        self._task: asyncio.Task[None] | None = None
+        self._task = BackgroundTask("cwd-sampler", self._run)
 
     def sample(self) -> list[str]:
         """Record the panes whose cwd changed and publish them; their pane ids."""
@@ -49,14 +49,10 @@ class CwdSampler:
 
     def start(self) -> None:
         """Begin sampling (on the loop)."""
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="cwd-sampler")
+        self._task.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await self._task.stop()
 
     async def _run(self) -> None:
         while True:

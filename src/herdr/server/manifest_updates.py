@@ -10,7 +10,6 @@ without a restart and the TUI shows "Agent detection rules updated".
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 from collections.abc import Mapping
@@ -20,6 +19,7 @@ from herdr.detect.remote.catalog import catalog_url
 from herdr.detect.remote.check import CheckReport, run_check
 from herdr.persist.files import atomic_write
 from herdr.server.agents import AgentRuntime
+from herdr.server.background import BackgroundTask
 from herdr.server.manifest_notice import ManifestReloader
 
 log = logging.getLogger(__name__)
@@ -60,19 +60,14 @@ class ManifestUpdater:
         self._interval_s = interval_of(env)
         self._enabled = enabled
         self._rng = random.Random()
-        self._task: asyncio.Task[None] | None = None
+        self._task = BackgroundTask("manifest-updates", self._run)
 
     def start(self) -> None:
         if self._enabled:
-            loop = asyncio.get_running_loop()
-            self._task = loop.create_task(self._run(), name="manifest-updates")
+            self._task.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await self._task.stop()
 
     async def check_once(self) -> CheckReport:
         """One pass off the loop; the reload runs on a thread too (it compiles regexes)."""

@@ -17,12 +17,12 @@ link itself is replaced, not when its target is edited (run
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from herdr.server.background import BackgroundTask
 from herdr.server.manifest_notice import ManifestReloader
 
 log = logging.getLogger(__name__)
@@ -82,18 +82,13 @@ class ManifestWatcher:
         self._interval = watch_interval(env)
         dirs = reloader.agents.manifests.dirs
         self._directories = [d for d in (dirs.user_dir, dirs.override_dir) if d is not None]
-        self._task: asyncio.Task[None] | None = None
+        self._task = BackgroundTask("manifest-watch", self._run)
 
     def start(self) -> None:
-        loop = asyncio.get_running_loop()
-        self._task = loop.create_task(self._run(), name="manifest-watch")
+        self._task.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await self._task.stop()
 
     async def _run(self) -> None:
         last = await asyncio.to_thread(signature, self._directories)
