@@ -55,7 +55,10 @@ def read_section(name: str, env: Mapping[str, str], timeout: float = TIMEOUT_S) 
             return failed_section(name, "machine_unreachable", sock.eof_reason())
         envelope = decode(line, "session.snapshot")
     except RequestFailed as exc:
-        return failed_section(name, exc.code, exc.message)
+        if exc.code == "timeout":
+            return failed_section(name, exc.code, exc.message)
+        # a reset: ssh exited before reading what we sent (as the CLI's transport reads it)
+        return failed_section(name, "machine_unreachable", sock.eof_reason())
     except OSError as exc:
         return failed_section(name, "machine_unreachable", str(exc))
     finally:
