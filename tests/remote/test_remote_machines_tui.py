@@ -2,8 +2,8 @@
 
 A saved machine's workspaces appear in a sidebar section of their own (read in the
 background over ``--machine``'s ssh transport) and follow its agents' states;
-``prefix+m`` attaches this TUI to that machine's server (typing runs there) and
-``prefix+m`` again brings it back to the local one.
+``prefix+m`` attaches this TUI to that machine's server (typing runs there; the sidebar
+then shows this computer as ``@local``) and ``prefix+m`` again brings it back.
 """
 
 from __future__ import annotations
@@ -98,6 +98,8 @@ def test_a_saved_machine_in_the_sidebar_and_prefix_m(
     tui.wait_for("m", "there-42")
     read = request(remote, "pane.read", {"pane_id": pane, "source": "recent"})
     assert "there-42" in read["result"]["read"]["text"]  # it ran on the remote server
+    tui.wait_for("m", "@local")  # attached there, the sidebar shows this computer
+    assert "@loop" not in tui.screen("m")  # and not the machine it is on
 
     tui.keys("m", "C-b", "m")  # and back
     tui.wait_for("m", "back on this computer")

@@ -22,6 +22,7 @@ REFRESH_S = 5.0  # between two rounds
 TIMEOUT_S = 10.0  # one machine's answer; a slower one is "not answering"
 
 Sections = tuple[MachineSection, ...]
+LOCAL = "local"  # the section of this computer's server (shown when attached elsewhere)
 
 
 def saved_names(env: Mapping[str, str]) -> list[str]:
@@ -70,13 +71,35 @@ def read_section(name: str, env: Mapping[str, str], timeout: float = TIMEOUT_S) 
     return section_from_snapshot(name, result.get("snapshot") if isinstance(result, dict) else None)
 
 
+def read_local(env: Mapping[str, str], timeout: float = TIMEOUT_S) -> MachineSection:
+    """This computer's default session, for a TUI attached to another machine."""
+    from herdr.cli.transport import RequestFailed, request
+    from herdr.config import paths
+
+    try:
+        envelope = request(
+            paths.session_socket_path(env, None), "session.snapshot", {}, timeout=timeout
+        )
+    except RequestFailed as exc:
+        return failed_section(LOCAL, exc.code, exc.message)
+    except (OSError, ValueError) as exc:
+        return failed_section(LOCAL, "error", str(exc))
+    error = envelope.get("error")
+    if isinstance(error, dict):
+        return failed_section(LOCAL, str(error.get("code")), str(error.get("message")))
+    result = envelope.get("result")
+    return section_from_snapshot(
+        LOCAL, result.get("snapshot") if isinstance(result, dict) else None
+    )
+
+
 def read_all(names: list[str], env: Mapping[str, str]) -> Sections:
     """Every machine at once, each on a daemon thread (a hung one never holds up the
-    process's exit), in ``names``' order."""
+    process's exit), in ``names``' order; :data:`LOCAL` is this computer."""
     found: dict[str, MachineSection] = {}
 
     def one(name: str) -> None:
-        found[name] = read_section(name, env)
+        found[name] = read_local(env) if name == LOCAL else read_section(name, env)
 
     threads = [threading.Thread(target=one, args=(n,), daemon=True) for n in names]
     for thread in threads:
@@ -108,7 +131,10 @@ class MachinesProbe:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            sections = read_all(others(self._current, saved_names(self._env)), self._env)
+            names = others(self._current, saved_names(self._env))
+            if self._current is not None:  # attached elsewhere: this computer first
+                names = [LOCAL, *(n for n in names if n != LOCAL)]
+            sections = read_all(names, self._env)
             if self._stop.is_set():
                 return
             try:
