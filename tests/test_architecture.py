@@ -84,6 +84,7 @@ PURE = (
     "remote/target.py",
     "remote/machines.py",
     "remote/ssh_command.py",
+    "remote/cycle.py",
     "web/auth.py",
     "web/policy.py",
     "web/screen.py",
@@ -94,6 +95,7 @@ PURE = (
 CLIENT_IO = frozenset(
     {"app.py", "connection.py", "settings.py", "terminal.py", "closing.py", "command_line.py"}
     | {"sessions_probe.py", "settings_view.py"}  # the navigator's probes, config.toml writes
+    | {"machines_probe.py"}  # the sidebar's other machines, read over ssh
 )
 
 

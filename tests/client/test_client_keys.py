@@ -282,6 +282,7 @@ def test_every_config_action_name_is_known() -> None:
         "navigate_workspace_down",
         "command_prompt",  # ours: tmux's prefix+: (herdr has none)
         "command_palette",  # issue 20: prefix+space
+        "cycle_machine",  # issue 19: prefix+m (saved machines, then local)
     }
     for d in ("left", "down", "up", "right"):
         expected |= {f"focus_pane_{d}", f"swap_pane_{d}", f"resize_pane_{d}"}

@@ -166,6 +166,7 @@ _ENTRIES: tuple[CommandDef, ...] = (
     _ui("last_pane", "last pane"),
     _ui("toggle_sidebar", "toggle sidebar"),
     _ui("remote_image_paste", "paste image (remote sessions)"),
+    _ui("cycle_machine", "next machine (saved machines, then local)"),
 )
 
 CATALOG: Final[Mapping[str, CommandDef]] = {entry.id: entry for entry in _ENTRIES}

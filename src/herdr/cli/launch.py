@@ -21,6 +21,10 @@ from herdr.config import paths, safe_paths
 
 START_TIMEOUT_S = 15.0
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from herdr.remote.cycle import Switch
+
 
 def _session_flag(args: argparse.Namespace) -> str | None:
     name = getattr(args, "name", None)
@@ -143,6 +147,27 @@ def run_tui(args: argparse.Namespace) -> int:
         raise CliError(
             "already inside a herdr pane; detach first, or set [experimental] allow_nested = true"
         )
+    result = run_local(session, path)
+    if isinstance(result, int):
+        return result
+    from herdr.remote.attach import run_machine
+    from herdr.remote.cycle import drive
+
+    return drive(
+        result.machine,
+        lambda machine: (
+            run_local(session, path, "back on this computer")
+            if machine is None
+            else run_machine(machine)
+        ),
+    )
+
+
+def run_local(session: str | None, path: str, notice: str = "") -> int | Switch:
+    """The TUI on this computer's server at ``path`` (started if none answers); a
+    :class:`Switch` when ``prefix+m`` asked for another machine."""
+    from herdr.remote.cycle import Switch
+
     try:
         ensure_server(path, session)
         check_protocol(path)
@@ -159,10 +184,14 @@ def run_tui(args: argparse.Namespace) -> int:
     label = session or paths.DEFAULT_SESSION
     while True:
         app = App(path, settings=settings, session_label=label)
+        if notice and not app.message:
+            app.message, notice = notice, ""
         try:
             reason = app.run()
         except Exception as exc:  # the terminal is already restored (App.run's finally)
             return _crashed(exc, session)
+        if reason == "machine":
+            return Switch(app.next_machine)
         if reason != "switch" or app.switch_to is None:
             break
         # the navigator chose another session: attach there (starting it if stopped)

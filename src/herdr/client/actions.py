@@ -52,6 +52,7 @@ CommandName = Literal[
     "next_agent",
     "last_pane",
     "remote_image_paste",
+    "cycle_machine",
     "navigate_select",
     "command_prompt",
     "command_palette",

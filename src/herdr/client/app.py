@@ -76,6 +76,8 @@ from herdr.client.connection import Connection
 from herdr.client.focus_follow import follow_step
 from herdr.client.input import InputParser, Mouse, encode_mouse_sgr
 from herdr.client.keynames import KeySpec
+from herdr.client.machine_sections import next_machine
+from herdr.client.machines_probe import MachinesProbe, saved_names
 from herdr.client.mirror import PaneMirror, apply_rows
 from herdr.client.modes import KeyMachine
 from herdr.client.palette import Item
@@ -87,7 +89,7 @@ from herdr.client.settings import UiSettings, load_ui_settings
 from herdr.client.terminal import HostTerminal, write_all
 from herdr.client.toast import Toast, make_toast
 from herdr.client.toast import overlay as toast_overlay
-from herdr.client.view import Frame, Panel, PaneView, ViewState, pane_area
+from herdr.client.view import Frame, MachineSection, Panel, PaneView, ViewState, pane_area
 from herdr.client.wheel import sends_arrows, wheel_keys
 from herdr.config.health import read_health
 from herdr.config.paths import config_file, state_dir
@@ -106,7 +108,9 @@ TITLE_RESTORE = b"\x1b]2;\x1b\\\x1b[23;2t"
 
 REATTACH_S = 10.0  # after a live handoff: how long the new server may take to answer
 REATTACH_RETRY_S = 0.05
-ExitReason = Literal["detached", "empty", "server_stopped", "server_lost", "error", "switch"]
+ExitReason = Literal[
+    "detached", "empty", "server_stopped", "server_lost", "error", "switch", "machine"
+]
 Handler = Callable[[Any], None]
 
 
@@ -122,8 +126,13 @@ class App:
         fd_in: int = 0,
         fd_out: int = 1,
         config_path: Path | None = None,
+        on_machine: str | None = None,
     ) -> None:
         self.config_path = config_path
+        self.on_machine = on_machine  # the saved machine this TUI shows (None: this one)
+        self.machine_sections: tuple[MachineSection, ...] = ()  # the other machines
+        self.next_machine: str | None = None  # prefix+m's choice: see cycle_machine
+        self._machines_probe: MachinesProbe | None = None
         self.switch_to: tuple[str, str, str] | None = None  # (session, kind, id): see run
         self.other_sessions: list[nav.OtherSession] = []  # the navigator's other sessions
         self.settings = settings or UiSettings()
@@ -243,10 +252,12 @@ class App:
         loop.add_signal_handler(signal.SIGWINCH, self._on_winch)
         self.conn.listen(self._on_stream_lines, self._on_stream_lost)
         self.release_notes_hint()
+        self._machines_probe = MachinesProbe(loop, self.on_machine, self.set_machines)
         self.schedule_draw()
         try:
             return await self._done
         finally:
+            self._machines_probe.stop()
             loop.remove_reader(self.fd_in)
             with contextlib.suppress(Exception):
                 loop.remove_signal_handler(signal.SIGWINCH)
@@ -277,6 +288,22 @@ class App:
         shows ``target``): ends :meth:`run` with ``"switch"``."""
         self.switch_to = (session, kind, target)
         self.finish("switch")
+
+    def set_machines(self, sections: tuple[MachineSection, ...]) -> None:
+        """The background probe's latest read of the other machines (drawn if new)."""
+        if sections != self.machine_sections:
+            self.machine_sections = sections
+            self.schedule_draw()
+
+    def cycle_machine(self) -> None:
+        """``prefix+m``: leave for the next saved machine's server (or back here); the
+        launcher attaches there (``"machine"``)."""
+        names = saved_names(os.environ)
+        if not names:
+            self.notice("no saved machines (herdr machine add NAME TARGET)")
+            return
+        self.next_machine = next_machine(self.on_machine, names)
+        self.finish("machine")
 
     def finish(self, reason: ExitReason, detail: str = "") -> None:
         if self._done is not None and not self._done.done():
@@ -568,6 +595,7 @@ class App:
             self._panel(),
             self.help_offset,
             self.session_label,
+            self.machine_sections,
         )
 
     def _panel(self) -> Panel | None:

@@ -109,6 +109,7 @@ _ACTIONS: dict[str, _ActionDef] = {
     "toggle_sidebar": _cat("toggle_sidebar", "prefix+b"),
     # herdr binds ctrl+v only on remote clients; locally ctrl+v must reach the pane.
     "remote_image_paste": _cat("remote_image_paste", None),
+    "cycle_machine": _cat("cycle_machine", "prefix+m"),
 }
 _DIRECTION_KEYS: tuple[tuple[Direction, str], ...] = (
     ("left", "h"),
@@ -489,6 +490,7 @@ _HELP_FIRST = {
             "zoom",
             "workspace_picker",
             "detach",
+            "cycle_machine",
             "toggle_sidebar",
             "help",
         )

@@ -24,6 +24,7 @@ from herdr.client.prompt import Prompt
 from herdr.client.view import (
     AgentStatus,
     AgentView,
+    MachineSection,
     Panel,
     PaneView,
     TabView,
@@ -70,6 +71,7 @@ class Presentation:
     panel: Panel | None = None  # the navigator or the settings
     help_offset: int = 0
     session: str = ""  # the session's name, shown in the sidebar header
+    machines: tuple[MachineSection, ...] = ()  # other machines' sidebar sections
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +227,7 @@ def view_base(doc: StateDoc | None, p: Presentation) -> ViewBase:
         prompt=p.prompt,
         copy_position=p.copy_position,
         session=p.session,
+        machines=p.machines,
     )
     if doc is None:
         return ViewBase(replace(base, message=p.message or "connecting…"))

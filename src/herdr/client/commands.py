@@ -218,6 +218,7 @@ def _with(handler: Callable[..., None], *args: Any) -> Callable[[App], None]:
 
 COMMANDS: dict[str, Callable[[App], None]] = {
     "detach": lambda app: app.finish("detached"),
+    "cycle_machine": lambda app: app.cycle_machine(),
     "split_right": _with(split, "right"),
     "split_down": _with(split, "down"),
     "new_tab": lambda app: app.request(

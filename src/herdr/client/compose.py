@@ -37,6 +37,7 @@ from herdr.client.view import (
     AgentView,
     Chrome,
     Frame,
+    MachineSection,
     PaneView,
     Region,
     SidebarMode,
@@ -117,6 +118,7 @@ class _StaticKey(NamedTuple):
     copy_position: str
     agents_title: str = "Agents"
     session: str = ""
+    machines: tuple[MachineSection, ...] = ()
 
 
 def compose(view: ViewState, panes: tuple[PaneView, ...] | None = None) -> Frame:
@@ -157,6 +159,7 @@ def compose(view: ViewState, panes: tuple[PaneView, ...] | None = None) -> Frame
         view.copy_position,
         view.agents_title,
         view.session,
+        view.machines,
     )
     last = _last_static
     if last and last[0][0] == key:  # equal parts are mostly the same objects: cheap
@@ -274,6 +277,7 @@ def _static(key: _StaticKey) -> _Static:
             key.accent,
             key.agents_title,
             key.session,
+            key.machines,
         )
     )
     main_ys = [y for y in range(key.rows) if y != ch.tab_bar_y]

@@ -29,6 +29,7 @@ from herdr.client.style import (
 )
 from herdr.client.view import (
     AgentView,
+    MachineSection,
     Region,
     SidebarMode,
     TabView,
@@ -61,6 +62,7 @@ class SidebarKey:
     accent: str
     agents_title: str = "Agents"
     session: str = ""
+    machines: tuple[MachineSection, ...] = ()
 
 
 def _attention(statuses: Sequence[tuple[str, bool]]) -> list[Seg]:
@@ -132,13 +134,49 @@ def _expanded_lines(key: SidebarKey, inner: int) -> list[_Line]:
     out: list[_Line] = [(head_spaces, None, None)]
     active = Target("workspace", key.active_workspace_id or "")
     out += _windowed(ws_lines, room_ws - 1, _index_of(ws_lines, active), inner)
-    room_agents = height - len(out) - 1
+    machine_lines = _machine_lines(key, inner)
+    reserve = min(len(machine_lines), max(0, height // 3)) if machine_lines else 0
+    room_agents = height - len(out) - 1 - reserve
     if room_agents >= 2:
         out.append((" " * inner, None, None))
         out.append((head_agents, None, None))
         keep = _index_of(agent_lines, Target("agent", key.focused_pane_id or ""))
         out += _windowed(agent_lines, room_agents - 1, keep, inner)
+    if machine_lines:
+        room = height - len(out)
+        out += machine_lines[:room]
     return out[:height]
+
+
+def _machine_lines(key: SidebarKey, inner: int) -> list[_Line]:
+    """A section per other machine: a blank line, its name (or why it was not read),
+    then its workspaces with their agent marks. Not clickable: prefix+m goes there."""
+    lines: list[_Line] = []
+    for section in key.machines:
+        lines.append((" " * inner, None, None))
+        name = sanitize(section.name)
+        if section.note:
+            note = sanitize(section.note)
+            lines.append(
+                (fit_segments([(f" @{name}", BOLD), (f" · {note}", DIM)], inner), None, None)
+            )
+            continue
+        attention = _attention([(w.agent_status, w.seen) for w in section.workspaces])
+        lines.append((fit_segments([(f" @{name}", BOLD)], inner, attention), None, None))
+        for ws in section.workspaces:
+            left: list[Seg] = [
+                ("  ", ""),
+                (glyph(ws.agent_status, key.indicators), status_style(ws.agent_status, ws.seen)),
+                (" ", ""),
+                (sanitize(ws.label) or ws.workspace_id, ""),
+            ]
+            word = WORDS.get(ws.agent_status, "")
+            right: list[Seg] = []
+            if word:
+                right = [(" ", ""), (word, STATUS_STYLE.get(ws.agent_status, DIM)), (" ", "")]
+            line = fit_segments(left, inner, right, min_left=4 + min(6, text_width(ws.label)))
+            lines.append((line, None, (ws.agent_status, ws.seen)))
+    return lines
 
 
 def _index_of(lines: Sequence[_Line], target: Target) -> int:

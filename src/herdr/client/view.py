@@ -69,6 +69,16 @@ class PaneView:
 
 
 @dataclass(frozen=True, slots=True)
+class MachineSection:
+    """Another machine's workspaces in the sidebar; ``note`` says why there are none
+    (unreachable, no server), "" when they were read."""
+
+    name: str
+    workspaces: tuple[WorkspaceView, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Panel:
     """A modal list (:mod:`herdr.client.panels` draws it)."""
 
@@ -112,6 +122,7 @@ class ViewState:
     panel: Panel | None = None  # the navigator or the settings, drawn over everything
     help_offset: int = 0  # help entries scrolled past (j/k in the help overlay)
     session: str = ""  # the session's name (sidebar header)
+    machines: tuple[MachineSection, ...] = ()  # other machines' sections (sidebar)
 
 
 # ----------------------------------------------------------------------------- frame

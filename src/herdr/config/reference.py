@@ -721,6 +721,13 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
     ),
     ConfigKey(
         "keys",
+        "keys.cycle_machine",
+        "keybinding",
+        '"prefix+m"',
+        "Attach this TUI to the next saved machine's server (herdr machine add), then back to local.",
+    ),
+    ConfigKey(
+        "keys",
         "keys.indexed.tabs",
         "string",
         None,

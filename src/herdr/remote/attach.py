@@ -19,6 +19,7 @@ from herdr.cli.transport import RequestFailed, check_protocol
 from herdr.config import paths
 from herdr.remote import machines_store
 from herdr.remote.bootstrap import RemoteError, ask_on_terminal, ensure_remote
+from herdr.remote.cycle import Switch, drive
 from herdr.remote.link import Link
 from herdr.remote.relay import Relay
 from herdr.remote.ssh_stream import MachineError
@@ -66,6 +67,30 @@ def run_remote(args: argparse.Namespace) -> int:
     session = getattr(args, "session", None)
     if session is not None and not paths.is_valid_session_name(session):
         raise UsageError(f"invalid session name: {session!r}")
+    server_keys = getattr(args, "remote_keybindings", "local") == "server"
+    result = run_machine(name, session, server_keys=server_keys)
+    if isinstance(result, int):
+        return result
+    return drive(result.machine, _cycle_run)
+
+
+def _cycle_run(machine: str | None) -> int | Switch:
+    """One stop of ``prefix+m``'s cycle: this computer's default session, or a machine's."""
+    if machine is not None:
+        return run_machine(machine)
+    from herdr.cli.launch import run_local
+
+    session = paths.active_session(os.environ, None)
+    path = paths.session_socket_path(os.environ, session)
+    return run_local(session, path, "back on this computer")
+
+
+def run_machine(
+    name: str, session: str | None = None, *, server_keys: bool = False
+) -> int | Switch:
+    """The TUI on ``name``'s server (bootstrapped, started if needed), with reconnects;
+    a :class:`Switch` when ``prefix+m`` asked for another machine."""
+    env = os.environ
     try:
         link = Link.open(name, env, managed=manage_ssh_config(env))
     except MachineError as exc:
@@ -73,7 +98,6 @@ def run_remote(args: argparse.Namespace) -> int:
     relay: Relay | None = None
     _exit_on_hangup()
     try:
-        server_keys = getattr(args, "remote_keybindings", "local") == "server"
         # bootstrap first: a run without a terminal still learns what the remote lacks
         ask = ask_on_terminal if os.isatty(0) else None
         doc = ensure_remote(link, session, with_config=server_keys, ask=ask)
@@ -120,13 +144,20 @@ def _settings(link: Link, remote_doc: dict[str, object] | None) -> UiSettings:
     return load_ui_settings(path)
 
 
-def _attach_loop(link: Link, relay_path: str, settings: UiSettings, session: str | None) -> int:
+def _attach_loop(
+    link: Link, relay_path: str, settings: UiSettings, session: str | None
+) -> int | Switch:
     from herdr.client.app import App
 
     label = f"{link.label}:{session}" if session else link.label
+    notice = f"on machine {link.label} (prefix+m: next machine)"
     while True:
-        app = App(relay_path, settings=settings, session_label=label)
+        app = App(relay_path, settings=settings, session_label=label, on_machine=link.label)
+        if notice and not app.message:
+            app.message, notice = notice, ""
         reason = app.run()  # the terminal is restored when it returns
+        if reason == "machine":
+            return Switch(app.next_machine)
         if reason != "server_lost":
             break
         sys.stderr.write(f"herdr: connection to {link.label} lost — reconnecting\n")
