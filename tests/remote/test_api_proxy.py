@@ -53,7 +53,8 @@ def test_a_large_answer_arrives_intact(herdr_server: ServerHandle) -> None:
     def direct() -> str:
         return str(request(sock, "pane.read", read)["result"]["read"]["text"])
 
-    wait_until(lambda: "140000" in direct(), timeout=30, message="seq never finished")
+    # "\n140000\n": seq's last line, not the command line echoing "seq 100000 140000"
+    wait_until(lambda: "\n140000\n" in direct(), timeout=60, message="seq never finished")
     done = proxy(herdr_server.env, line("pane.read", read, "r"))
     assert done.returncode == 0, done.stderr
     assert len(done.stdout) > 64 * 1024  # more than one of the proxy's chunks
