@@ -22,6 +22,10 @@ herdr and in tmux (status line off, so no clock redraw carries letters); the lin
 cleared every ``len(LETTERS)`` keys so a repaint of the typing row never holds the
 letter being timed. p50 and p99 are reported.
 
+Beside the latency it prints the CPU time client and server spent per timed key
+(``/proc/<pid>/stat``, clock ticks, so use a few hundred keys): on this loaded 2-core
+machine the echo's latency is mostly that CPU, run cold, and it is far less noisy.
+
 With ``--stream N`` it measures instead the CPU of client and server while N visible
 panes (a tiled grid) stream ``seq`` output, and the frames per second that reach the
 outer terminal (synchronized-output frames for herdr; tmux does not bracket its
@@ -339,6 +343,27 @@ def stream_run(args: argparse.Namespace, env: dict[str, str], root: Path, name: 
         print(line)
 
 
+def multiplexer_pids(name: str, client: int, root: Path, tmux_name: str) -> dict[str, int]:
+    """The client and server processes of run ``name`` (``direct`` has only a shell)."""
+    if name == "direct":
+        return {}
+    if name == "tmux":
+        return {"client": client, "server": tmux_server_pid(tmux_name)}
+    if name == "herdr":
+        return {"client": client, "server": pid_of_server(root)}
+    children = Path(f"/proc/{client}/task/{client}/children").read_text().split()
+    return {"client": client, "server": int(children[0])} if children else {"client": client}
+
+
+def cpu_per_key(pids: dict[str, int], before: dict[str, float], keys: int) -> str:
+    """CPU each process spent per timed key, in µs (less noisy than the latency)."""
+    parts = [
+        f"{role} {(cpu_seconds(pid) - before[role]) / keys * 1e6:5.0f} µs"
+        for role, pid in pids.items()
+    ]
+    return ", ".join(parts)
+
+
 def pct(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, max(0, int(len(ordered) * q) - 1))]
@@ -392,6 +417,7 @@ def main() -> int:
     if args.only:
         runs = {k: v for k, v in runs.items() if k in args.only.split(",")}
     results: dict[str, list[float]] = {}
+    cpu: dict[str, str] = {}
     if args.stream or args.startup:
         try:
             if args.startup:
@@ -421,7 +447,11 @@ def main() -> int:
                     start_neighbour(name, root, tmux_name)
                     outer.discard(1.0)
                 outer.latency(10, busy=args.neighbour)  # warm-up
+                pids = multiplexer_pids(name, outer.proc.pid, root, tmux_name)
+                before = {role: cpu_seconds(pid) for role, pid in pids.items()}
                 results[name] = outer.latency(args.keys, busy=args.neighbour)
+                if pids:
+                    cpu[name] = cpu_per_key(pids, before, args.keys)
             finally:
                 if name in {"herdr", "floor"}:
                     with contextlib.suppress(OSError):
@@ -438,6 +468,8 @@ def main() -> int:
     print(f"keystroke → echo latency, {args.cols}x{args.rows}, {args.keys} keys each{load}")
     for name, samples in results.items():
         print(summary(name, samples))
+    for name, figures in cpu.items():
+        print(f"{name:<7} CPU per key: {figures}")
     if "tmux" in results and "herdr" in results:
         ratio = statistics.median(results["herdr"]) / statistics.median(results["tmux"])
         p99 = pct(results["herdr"], 0.99) / pct(results["tmux"], 0.99)

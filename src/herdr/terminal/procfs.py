@@ -25,6 +25,7 @@ from herdr.detect.process import (
 )
 
 PROC = "/proc"
+_READ_CHUNK = 65536
 MAX_WALK = 4096  # bound the job walk on pathological process trees
 
 
@@ -43,11 +44,25 @@ class ProcStat:
 
 
 def _read_bytes(path: str) -> bytes | None:
+    """The whole file, by ``os.open``/``os.read``: ``open()`` adds an ``fstat``, an
+    ``isatty`` ioctl and two buffer objects to every read, and the foreground probe
+    reads several /proc files per detection tick of every pane (docs/performance.md)."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None
+    try:
+        chunks: list[bytes] = []
+        while True:
+            chunk = os.read(fd, _READ_CHUNK)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def parse_stat(raw: bytes) -> ProcStat | None:
