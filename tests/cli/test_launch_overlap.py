@@ -3,6 +3,10 @@ overlap instead of adding up); an already running server is not waited for at al
 
 from __future__ import annotations
 
+import os
+import socket
+import struct
+
 import pytest
 
 from herdr.cli import launch
@@ -27,3 +31,32 @@ def test_meanwhile_runs_once_while_a_spawned_server_boots(
     finally:
         herdr_env.cli("server", "stop")
     assert not is_live(path)
+
+
+def _server_pid(path: str) -> int:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.connect(path)
+        creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    pid: int = struct.unpack("3i", creds)[0]
+    return pid
+
+
+def test_the_spawned_server_is_detached(
+    herdr_env: HerdrEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for key, value in herdr_env.env.items():
+        monkeypatch.setenv(key, value)
+    path = str(herdr_env.socket_path())
+    try:
+        assert launch.ensure_server(path, None) is True
+        pid = _server_pid(path)
+        assert os.getsid(pid) == pid  # its own session, as before
+        assert os.readlink(f"/proc/{pid}/cwd") == "/"
+        assert os.readlink(f"/proc/{pid}/fd/0") == os.devnull
+        assert os.readlink(f"/proc/{pid}/fd/1") == os.devnull
+        assert os.readlink(f"/proc/{pid}/fd/2").endswith("launch.log")
+        with open(f"/proc/{pid}/stat") as fh:
+            ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+        assert ppid != os.getpid()  # re-parented: never our child, never our zombie
+    finally:
+        herdr_env.cli("server", "stop")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -31,13 +30,29 @@ def _session_flag(args: argparse.Namespace) -> str | None:
     return None if flag is None else str(flag)
 
 
-# The intermediate process of the double fork: start the server in its own session
-# and exit at once, so the server is re-parented to init (never our zombie).
-_SPAWN = (
-    "import subprocess, sys\n"
-    "subprocess.Popen(sys.argv[1:], cwd='/', stdin=subprocess.DEVNULL,"
-    " stdout=subprocess.DEVNULL, start_new_session=True, close_fds=True)\n"
-)
+def _spawn_detached(argv: list[str], env: dict[str, str], log_fd: int) -> None:
+    """Double fork: the server gets its own session, cwd ``/``, stdio on /dev/null and
+    stderr on ``log_fd``, and is re-parented to init (never our zombie). Plain forks of
+    this small process, not an intermediate interpreter (~30 ms less on a cold start)."""
+    devnull = os.open(os.devnull, os.O_RDWR)
+    middle = os.fork()
+    if middle == 0:  # pragma: no cover - runs in the forked children
+        try:
+            if os.fork() == 0:
+                os.setsid()
+                os.chdir("/")
+                os.dup2(devnull, 0)
+                os.dup2(devnull, 1)
+                os.dup2(log_fd, 2)
+                os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+                os.execve(argv[0], argv, env)
+        except BaseException as exc:
+            with contextlib.suppress(OSError):
+                os.write(2, f"herdr: cannot start the server: {exc}\n".encode())
+            os._exit(127)
+        os._exit(0)
+    os.close(devnull)
+    os.waitpid(middle, 0)
 
 
 def start_server(session: str | None, env: dict[str, str]) -> str:
@@ -51,20 +66,11 @@ def start_server(session: str | None, env: dict[str, str]) -> str:
     argv = [sys.executable, "-m", "herdr", "server"]
     if session is not None:
         argv += ["--session", session]
-    log_path = os.path.join(state_dir, "launch.log")
-    with os.fdopen(log_fd, "ab") as log:
-        subprocess.run(
-            [sys.executable, "-c", _SPAWN, *argv],
-            env=env,
-            cwd="/",
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=log,  # early start-up errors; the server logs to server.log
-            close_fds=True,
-            check=False,
-            timeout=30,
-        )
-    return log_path
+    try:
+        _spawn_detached(argv, env, log_fd)
+    finally:
+        os.close(log_fd)
+    return os.path.join(state_dir, "launch.log")
 
 
 def _log_tail(path: str) -> str:
