@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import NamedTuple
 
 import pytest
@@ -119,3 +121,30 @@ def test_slices_are_always_exactly_the_width(row: str, start: int, width: int) -
     out = slice_ansi(row, start, width)
     assert ansi_width(out) == width
     assert "\x1b[2J" not in out and "\x07" not in out
+
+
+# Borders, bars and spinners are measured without wcwidth's tables (imported lazily for
+# any other non-ASCII); the answers are wcwidth's.
+@pytest.mark.parametrize(
+    "ch",
+    ["─", "│", "┼", "╭", "█", "▌", "░", "⠋", "⣿", "●", "◉", "✓", "é", "\u0301", "中", "🙂"],
+    ids=lambda ch: f"U+{ord(ch):04X}",
+)
+def test_char_width_is_wcwidths(ch: str) -> None:
+    from wcwidth import wcwidth
+
+    assert char_width(ch) == max(wcwidth(ch), 0)
+
+
+def test_client_import_and_a_border_frame_leave_wcwidth_unloaded() -> None:
+    code = (
+        "import sys\n"
+        "import herdr.client.app\n"
+        "from herdr.client.ansi import ansi_width\n"
+        "assert ansi_width('\\x1b[1m╭──┤ ⠋ agent ├──╮\\x1b[0m │ █▌ ok') == 25\n"
+        "print('wcwidth' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "False"

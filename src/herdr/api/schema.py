@@ -74,8 +74,21 @@ def _section(path: str, title: str, root: Json, defs: Mapping[str, Json]) -> Jso
 
 
 @lru_cache(maxsize=1)
+def _all_defs_once() -> dict[str, Json]:
+    return _all_defs()
+
+
+@lru_cache(maxsize=1)
+def _request_section() -> Json:
+    """The request section alone: all the server's validator needs at start-up (the other
+    sections are built only when the whole document is asked for)."""
+    key, title, root = _SECTIONS[0]
+    return _section(f"schemas/{key}", title, root, _all_defs_once())
+
+
+@lru_cache(maxsize=1)
 def _built() -> Json:
-    defs = _all_defs()
+    defs = _all_defs_once()
     attach_root, attach_defs = schema_attach.root_and_defs()
     attach_path = f"extensions/{schema_attach.KEY}"
     return {
@@ -84,7 +97,10 @@ def _built() -> Json:
         "protocol": protocol.PROTOCOL_VERSION,
         "schema_version": protocol.SCHEMA_VERSION,
         "schemas": {
-            key: _section(f"schemas/{key}", title, root, defs) for key, title, root in _SECTIONS
+            key: _request_section()
+            if key == "request"
+            else _section(f"schemas/{key}", title, root, defs)
+            for key, title, root in _SECTIONS
         },
         "extensions": {
             schema_attach.KEY: _section(attach_path, schema_attach.TITLE, attach_root, attach_defs),
@@ -99,14 +115,14 @@ def build_schema() -> Json:
 
 def request_defs() -> Json:
     """``$defs`` of the request schema (shared, do not modify)."""
-    defs: Json = _built()["schemas"]["request"]["$defs"]
+    defs: Json = _request_section()["$defs"]
     return defs
 
 
 def method_params_refs() -> dict[str, str]:
     """Method name → name of its params definition in :func:`request_defs`."""
     out: dict[str, str] = {}
-    for branch in _built()["schemas"]["request"]["oneOf"]:
+    for branch in _request_section()["oneOf"]:
         props = branch["properties"]
         out[props["method"]["const"]] = props["params"]["$ref"].rsplit("/", 1)[-1]
     return out

@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import subprocess
 import sys
 import time
+from collections.abc import Callable
 
 from herdr.cli.main import CliError, UsageError
 from herdr.cli.transport import RequestFailed, check_protocol, is_live, request
@@ -34,13 +34,29 @@ def _session_flag(args: argparse.Namespace) -> str | None:
     return None if flag is None else str(flag)
 
 
-# The intermediate process of the double fork: start the server in its own session
-# and exit at once, so the server is re-parented to init (never our zombie).
-_SPAWN = (
-    "import subprocess, sys\n"
-    "subprocess.Popen(sys.argv[1:], cwd='/', stdin=subprocess.DEVNULL,"
-    " stdout=subprocess.DEVNULL, start_new_session=True, close_fds=True)\n"
-)
+def _spawn_detached(argv: list[str], env: dict[str, str], log_fd: int) -> None:
+    """Double fork: the server gets its own session, cwd ``/``, stdio on /dev/null and
+    stderr on ``log_fd``, and is re-parented to init (never our zombie). Plain forks of
+    this small process, not an intermediate interpreter (~30 ms less on a cold start)."""
+    devnull = os.open(os.devnull, os.O_RDWR)
+    middle = os.fork()
+    if middle == 0:  # pragma: no cover - runs in the forked children
+        try:
+            if os.fork() == 0:
+                os.setsid()
+                os.chdir("/")
+                os.dup2(devnull, 0)
+                os.dup2(devnull, 1)
+                os.dup2(log_fd, 2)
+                os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+                os.execve(argv[0], argv, env)
+        except BaseException as exc:
+            with contextlib.suppress(OSError):
+                os.write(2, f"herdr: cannot start the server: {exc}\n".encode())
+            os._exit(127)
+        os._exit(0)
+    os.close(devnull)
+    os.waitpid(middle, 0)
 
 
 def start_server(session: str | None, env: dict[str, str]) -> str:
@@ -54,20 +70,11 @@ def start_server(session: str | None, env: dict[str, str]) -> str:
     argv = [sys.executable, "-m", "herdr", "server"]
     if session is not None:
         argv += ["--session", session]
-    log_path = os.path.join(state_dir, "launch.log")
-    with os.fdopen(log_fd, "ab") as log:
-        subprocess.run(
-            [sys.executable, "-c", _SPAWN, *argv],
-            env=env,
-            cwd="/",
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=log,  # early start-up errors; the server logs to server.log
-            close_fds=True,
-            check=False,
-            timeout=30,
-        )
-    return log_path
+    try:
+        _spawn_detached(argv, env, log_fd)
+    finally:
+        os.close(log_fd)
+    return os.path.join(state_dir, "launch.log")
 
 
 def _log_tail(path: str) -> str:
@@ -81,14 +88,21 @@ def _log_tail(path: str) -> str:
     return lines[-1] if lines else ""
 
 
-def ensure_server(path: str, session: str | None) -> bool:
-    """Make sure a server answers at ``path``; True when we started it."""
+def ensure_server(
+    path: str, session: str | None, meanwhile: Callable[[], object] | None = None
+) -> bool:
+    """Make sure a server answers at ``path``; True when we started it.
+
+    ``meanwhile`` runs once while a server we just spawned boots (the TUI imports its
+    client there: the two start-ups overlap on separate cores instead of adding up)."""
     if is_live(path):
         return False
     env = {k: v for k, v in os.environ.items() if k not in ("HERDR_PANE_ID", "HERDR_ENV")}
     if session is None:
         env.pop("HERDR_SESSION", None)
     log_path = start_server(session, env)
+    if meanwhile is not None:
+        meanwhile()
     size = os.path.getsize(log_path) if os.path.exists(log_path) else 0
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
@@ -132,6 +146,11 @@ def _allow_nested() -> bool:
     return isinstance(experimental, dict) and experimental.get("allow_nested") is True
 
 
+def preload_client() -> None:
+    """Import the TUI client (~150 ms of module set-up, the bulk of a reattach)."""
+    import herdr.client.app  # noqa: F401
+
+
 def run_tui(args: argparse.Namespace) -> int:
     try:
         session = paths.active_session(os.environ, _session_flag(args))
@@ -169,7 +188,7 @@ def run_local(session: str | None, path: str, notice: str = "") -> int | Switch:
     from herdr.remote.cycle import Switch
 
     try:
-        ensure_server(path, session)
+        ensure_server(path, session, meanwhile=preload_client)
         check_protocol(path)
         ensure_workspace(path)
     except RequestFailed as exc:
@@ -177,6 +196,7 @@ def run_local(session: str | None, path: str, notice: str = "") -> int | Switch:
 
     from pathlib import Path
 
+    preload_client()
     from herdr.client.app import App
     from herdr.client.settings import load_ui_settings
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from wcwidth import wcwidth
-
 RESET = "\x1b[0m"
 
 # One escape sequence or one control character; SGR is recognised separately.
@@ -28,8 +26,18 @@ _SGR = re.compile(r"\x1b\[[0-9;:]*m\Z")
 _RESETS = frozenset(("\x1b[m", "\x1b[0m"))
 
 
+# Box drawing, block elements and braille (borders, bars, spinners): one cell each, so a
+# frame of them never needs wcwidth's tables (imported on the first other non-ASCII).
+_NARROW_RANGES = ((0x2500, 0x259F), (0x2800, 0x28FF))
+
+
 @lru_cache(maxsize=4096)
 def _wide_char_width(ch: str) -> int:
+    code = ord(ch)
+    if any(low <= code <= high for low, high in _NARROW_RANGES):
+        return 1
+    from wcwidth import wcwidth
+
     w = wcwidth(ch)
     return w if w > 0 else 0
 
