@@ -371,3 +371,22 @@ def test_sync_teardown_reaches_background_jobs(spawn_pty: SpawnPty) -> None:
     assert not is_zombie_or_gone(sleeper)
     assert process.terminate(grace=0.3) == ExitStatus(0, None)
     wait_until(lambda: is_zombie_or_gone(sleeper))
+
+
+def test_a_pane_gets_default_signals_even_from_an_ignoring_parent(spawn_pty: SpawnPty) -> None:
+    """Under `nohup` (SIGHUP ignored, inherited across exec) a pane's job must still hang
+    up when the pane closes."""
+    before = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    try:
+        process = spawn_pty(["/bin/sh"])
+    finally:
+        signal.signal(signal.SIGHUP, before)
+        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+    process.write_all(b"sleep 30\n")
+    wait_until(lambda: process.foreground_pgid() not in (None, process.pid))
+    job = process.foreground_pgid()
+    assert job is not None
+    status = process.terminate(grace=30.0)
+    assert status.signal == signal.SIGHUP
+    wait_until(lambda: is_zombie_or_gone(job))

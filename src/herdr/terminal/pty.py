@@ -99,8 +99,20 @@ def set_child_rlimit(which: int, limits: tuple[int, int]) -> None:
     _CHILD_RLIMITS[which] = limits
 
 
+# Every signal a program may expect at its default. An ignored signal survives exec: a
+# server started under `nohup` (SIGHUP ignored) would otherwise give every pane's shell
+# an ignored SIGHUP, and closing the pane would leave its programs running.
+_RESET_SIGNALS = tuple(
+    s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)
+)
+
+
 def _child_setup() -> None:  # runs in the child between fork and exec
     os.login_tty(0)
+    for sig in _RESET_SIGNALS:
+        with contextlib.suppress(OSError, ValueError):
+            signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, ())  # nothing blocked, as in a fresh login
     for which, limits in _CHILD_RLIMITS.items():
         resource.setrlimit(which, limits)
 
