@@ -18,29 +18,13 @@ import pytest
 from test_tui_tmux import HERDR_BIN, Tui, _prompt_ready  # type: ignore[import-not-found]
 
 from herdr_testing.fake_env import agent_bin
+from herdr_testing.zork_kind import FAKE_ZORK, KIND, MANIFEST
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
 ]
 
-FAKE_ZORK = Path(__file__).resolve().parents[1] / "fixtures" / "fake_zork.py"
-KIND = 'label = "zork"\nname = "Zork"\nprocess_names = ["zork"]\n'
-MANIFEST = """id = "zork"
-version = "2026.12.1"
-min_engine_version = 3
-
-[[rules]]
-id = "zork_permission"
-state = "blocked"
-priority = 10
-contains = ["Allow this action?"]
-
-[[rules]]
-id = "zork_prompt"
-state = "idle"
-contains = ["zork>"]
-"""
 TITLE = "Agent detection rules updated"
 NO_TOASTS = '[ui.toast]\ndelivery = "off"\n'
 

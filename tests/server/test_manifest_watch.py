@@ -21,25 +21,8 @@ from herdr_testing.fake_env import (
 )
 from herdr_testing.foreign_user import NEEDS_ROOT, NOBODY
 from herdr_testing.schema22 import assert_valid_result
+from herdr_testing.zork_kind import FAKE_ZORK, KIND, MANIFEST
 
-FAKE_ZORK = Path(__file__).resolve().parents[1] / "fixtures" / "fake_zork.py"
-
-KIND = 'label = "zork"\nname = "Zork"\nprocess_names = ["zork"]\n'
-MANIFEST = """id = "zork"
-version = "2026.12.1"
-min_engine_version = 3
-
-[[rules]]
-id = "zork_permission"
-state = "blocked"
-priority = 10
-contains = ["Allow this action?"]
-
-[[rules]]
-id = "zork_prompt"
-state = "idle"
-contains = ["zork>"]
-"""
 PROMPT_BLOCKS = MANIFEST.replace('"2026.12.1"', '"2026.12.2"').replace(
     'contains = ["Allow this action?"]', 'contains = ["zork>"]'
 )

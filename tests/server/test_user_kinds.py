@@ -11,28 +11,11 @@ import pytest
 from herdr_testing import HerdrEnv, ServerHandle, wait_until
 from herdr_testing.fake_env import new_workspace, ok, pane_record, wait_started, wait_status
 from herdr_testing.schema22 import assert_valid_result
-
-FAKE_ZORK = Path(__file__).resolve().parents[1] / "fixtures" / "fake_zork.py"
+from herdr_testing.zork_kind import FAKE_ZORK, MANIFEST
 
 KIND = """label = "zork"
 name = "Zork"
 process_names = ["zork"]
-"""
-
-MANIFEST = """id = "zork"
-version = "2026.12.1"
-min_engine_version = 3
-
-[[rules]]
-id = "zork_permission"
-state = "blocked"
-priority = 10
-contains = ["Allow this action?"]
-
-[[rules]]
-id = "zork_prompt"
-state = "idle"
-contains = ["zork>"]
 """
 
 
