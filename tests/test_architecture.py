@@ -96,6 +96,7 @@ CLIENT_IO = frozenset(
     {"app.py", "connection.py", "settings.py", "terminal.py", "closing.py", "command_line.py"}
     | {"sessions_probe.py", "settings_view.py"}  # the navigator's probes, config.toml writes
     | {"machines_probe.py"}  # the sidebar's other machines, read over ssh
+    | {"custom_commands.py"}  # `[[keys.command]] type = "shell"` starts a process
 )
 
 

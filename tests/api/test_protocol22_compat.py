@@ -56,7 +56,9 @@ REFUSED = {
 }
 
 # Methods of ours that herdr's protocol 22 does not have (our own extensions).
-OURS_ONLY = frozenset({"pane.clear", "agent.approval", "agent.approve", "web.start", "web.stop"})
+OURS_ONLY = frozenset(
+    {"pane.clear", "agent.approval", "agent.approve", "web.start", "web.stop", "custom_command.run"}
+)
 
 MARKER = "compat-marker"
 

@@ -90,18 +90,3 @@ def test_plugin_action_key_command_invokes_with_the_focused_context(
         "w1:t1",
         "w1:p1",
     )
-
-
-def test_other_command_types_say_not_available(tmp_path: Path) -> None:
-    read_end, write_end = os.pipe()
-    app = App(str(tmp_path / "none.sock"), settings=UiSettings(), fd_out=write_end)
-
-    async def scenario() -> None:
-        app.do(a.RunCommand(a.CustomCommand("popup", "htop")))
-
-    try:
-        asyncio.run(scenario())
-        assert app.message == "popup command: not available yet"
-    finally:
-        os.close(read_end)
-        os.close(write_end)

@@ -129,6 +129,7 @@ METHODS: Final[tuple[str, ...]] = (
     "plugin.pane.close",
     "web.start",  # extension: the web view
     "web.stop",
+    "custom_command.run",  # extension: [[keys.command]] pane/popup
 )
 
 # Methods whose connection stays open after the request line (§3.1).

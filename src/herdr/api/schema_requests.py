@@ -569,6 +569,18 @@ _WEB: Final[dict[str, Json]] = {
     ),
 }
 
+# Extension: a `[[keys.command]]` of type pane or popup (herdr.server.methods_custom_commands).
+_CUSTOM: Final[dict[str, Json]] = {
+    "CustomCommandRunParams": obj(
+        type=enum("pane", "popup"),
+        command=string(max_length=8192),
+        pane_id=OPT_STRING,
+        description=opt(nullable(string(max_length=200))),
+        width=opt(nullable(ref("PopupSize"))),
+        height=opt(nullable(ref("PopupSize"))),
+    ),
+}
+
 DEFS: Final[dict[str, Json]] = {
     **_BASICS,
     **_WORKSPACES,
@@ -578,6 +590,7 @@ DEFS: Final[dict[str, Json]] = {
     **_EVENTS,
     **_PLUGINS,
     **_WEB,
+    **_CUSTOM,
 }
 
 # Method → its params definition, in the order of the published method list.
@@ -689,4 +702,5 @@ METHOD_PARAMS: Final[dict[str, str]] = {
     "plugin.pane.close": "PluginPaneCloseParams",
     "web.start": "WebStartParams",
     "web.stop": "EmptyParams",
+    "custom_command.run": "CustomCommandRunParams",
 }

@@ -193,8 +193,8 @@ class CustomCommand:
     type: Literal["popup", "pane", "shell", "plugin_action"]
     command: str
     description: str = ""
-    width: int | None = None
-    height: int | None = None
+    width: int | str | None = None  # popups: cells or "NN%"
+    height: int | str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -152,6 +152,7 @@ NAVIGATE_FIXED: dict[KeySpec, Bound] = {
 ACTION_NAMES: tuple[str, ...] = tuple(_ACTIONS)
 _INDEXED_GROUPS = {"tabs": "switch_tab", "workspaces": "switch_workspace", "agents": "focus_agent"}
 _COMMAND_TYPES = ("popup", "pane", "shell", "plugin_action")
+_PERCENT = re.compile(r"(100|[1-9][0-9]?)%")
 
 
 # --------------------------------------------------------------------------- bindings
@@ -443,12 +444,22 @@ def _load_commands(value: object, errors: list[BindingError]) -> list[tuple[str,
                     kind,
                     command,
                     description if isinstance(description, str) else "",
-                    width if isinstance(width, int) and width > 0 else None,
-                    height if isinstance(height, int) and height > 0 else None,
+                    _popup_size(width),
+                    _popup_size(height),
                 ),
             )
         )
     return out
+
+
+def _popup_size(value: object) -> int | str | None:
+    """A popup ``width``/``height``: cells (1-65535) or ``"NN%"`` (1%-100%); else None
+    (the popup's default)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 65535:
+        return value
+    if isinstance(value, str) and _PERCENT.fullmatch(value.strip()):
+        return value.strip()
+    return None
 
 
 def _pretty(text: str, prefix: KeySpec) -> str:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from herdr.api.attach_messages import Input, Paste
 from herdr.client import actions as a
 from herdr.client import closing, settings_view
+from herdr.client import custom_commands as cc
 from herdr.client.build_view import SIDEBAR_COLLAPSE_COLS
 from herdr.client.more_commands import MORE_COMMANDS
 from herdr.client.targets import cycle_agent, notification_target
@@ -44,16 +45,37 @@ def send_paste(app: App, action: a.SendPaste) -> None:
 
 def run_command(app: App, action: a.RunCommand) -> None:
     """A ``[[keys.command]]``: ``plugin_action`` invokes the plugin action it names (with
-    the focused workspace/tab/pane as context); the other types are not available yet."""
+    the focused workspace/tab/pane as context); ``pane`` and ``popup`` open the command
+    on the server over the focused pane; ``shell`` runs it detached here."""
     command = action.command
-    if command.type != "plugin_action":
-        app.unavailable(f"{command.type} command")
+    pane_id = app.focused_pane_id()
+    if command.type == "shell":
+        panes = app.doc.panes if app.doc is not None else []
+        pane = next((p for p in panes if p.get("pane_id") == pane_id), None)
+        try:
+            cc.run_binding(
+                command.command, socket_path=app.conn.socket_path, pane=pane, machine=app.on_machine
+            )
+        except OSError as exc:
+            app.notice(f"custom command failed: {exc}")
+        return
+    if command.type in ("pane", "popup"):
+        params: dict[str, Any] = {"type": command.type, "command": command.command}
+        if pane_id:
+            params["pane_id"] = pane_id
+        if command.description:
+            params["description"] = command.description
+        if command.type == "popup":
+            for name, size in (("width", command.width), ("height", command.height)):
+                if size is not None:
+                    params[name] = size
+        app.request("custom_command.run", params)
         return
     context: dict[str, Any] = {"invocation_source": "keybinding"}
     for key, value in (
         ("workspace_id", app.ws_id),
         ("tab_id", app.tab_id),
-        ("focused_pane_id", app.focused_pane_id()),
+        ("focused_pane_id", pane_id),
     ):
         if value:
             context[key] = value

@@ -9,6 +9,7 @@ from herdr.server import (
     methods_client,
     methods_commands,
     methods_copy,
+    methods_custom_commands,
     methods_events,
     methods_integrations,
     methods_io,
@@ -108,6 +109,7 @@ def build_table() -> dict[str, Method]:
             methods_plugins.plugin_pane_open, precheck=methods_plugins.pane_open_precheck
         ),
         **{name: Method(handler) for name, handler in methods_web.METHODS.items()},
+        **{name: Method(handler) for name, handler in methods_custom_commands.METHODS.items()},
         "agent.view.set": Method(
             methods_client.agent_view_set, precheck=methods_client.agent_view_precheck
         ),
