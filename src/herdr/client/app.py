@@ -47,7 +47,7 @@ from herdr.api.attach_messages import (
 from herdr.api.attach_messages import Toast as ToastLine
 from herdr.api.limits import MAX_SIZE_CELLS
 from herdr.client import actions as a
-from herdr.client import closing, command_line, mouse_copy, searching, settings_view
+from herdr.client import closing, command_line, mouse_copy, searching, settings_view, worktrees
 from herdr.client import copymode as cm
 from herdr.client import copysearch as cs
 from herdr.client import more_commands as more
@@ -165,6 +165,7 @@ class App:
         self.pending_close: tuple[str, dict[str, Any]] | None = None  # waits for y
         self.panel_kind: Literal["settings"] | None = None  # shown in help mode
         self.palette_plugins: tuple[Item, ...] = ()  # the palette's plugin actions
+        self.worktree_list: tuple[dict[str, Any], ...] = ()  # the worktree picker's rows
         self.mouse_sel: ms.MouseSelection | None = None  # a mouse drag's selection
         self.last_click: tuple[str, tuple[int, int], float] | None = None  # double clicks
         self.help_offset = 0
@@ -604,6 +605,8 @@ class App:
             return more.goto_panel(self, prompt)
         if prompt is not None and prompt.kind == "palette":
             return palette.panel(self, prompt)
+        if prompt is not None and prompt.kind == "worktree":
+            return worktrees.panel(self, prompt)
         if self.panel_kind == "settings" and self.machine.mode == "help":
             return more.settings_panel(self)
         return None
@@ -946,6 +949,8 @@ class App:
             more.goto_changed(self, prompt)
         elif prompt.kind == "palette":
             palette.changed(self, prompt)
+        elif prompt.kind == "worktree":
+            worktrees.changed(self, prompt)
         self.schedule_draw()
 
     def cancel_prompt(self, prompt: Prompt) -> None:
@@ -969,6 +974,9 @@ class App:
             return
         if prompt.kind == "palette":
             palette.submit(self, prompt)
+            return
+        if prompt.kind == "worktree":
+            worktrees.submit(self, prompt)
             return
         if prompt.kind == "command":
             command_line.run(self, prompt.text)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from herdr.api.attach_messages import Input, Paste
 from herdr.client import actions as a
-from herdr.client import closing, settings_view
+from herdr.client import closing, settings_view, worktrees
 from herdr.client import custom_commands as cc
 from herdr.client.build_view import SIDEBAR_COLLAPSE_COLS
 from herdr.client.more_commands import MORE_COMMANDS
@@ -269,3 +269,5 @@ COMMANDS: dict[str, Callable[[App], None]] = {
 }
 """Command name → its handler; the other names of ``CommandName`` are not available yet."""
 COMMANDS.update(MORE_COMMANDS)
+COMMANDS["open_worktree"] = worktrees.open_picker
+COMMANDS["remove_worktree"] = worktrees.remove

@@ -13,7 +13,10 @@ from typing import Literal
 
 from herdr.client.input import ALT, CTRL, HYPER, META, SHIFT, SUPER, Key, Paste
 
-PromptKind = Literal["workspace", "tab", "pane", "search", "command", "confirm", "goto", "palette"]
+PromptKind = Literal[
+    "workspace", "tab", "pane", "search", "command", "confirm", "goto", "palette", "worktree"
+]
+_PICKERS = ("goto", "palette", "worktree")  # a list under the line: arrows move the choice
 Outcome = Literal["edit", "submit", "cancel", "ignore"]
 
 MAX_TEXT = 256  # a label longer than this is a paste accident, not a name
@@ -81,7 +84,7 @@ def edit(prompt: Prompt, event: Key | Paste) -> tuple[Prompt, Outcome]:
         return replace(prompt, selected=False), "submit"
     if key == "esc" or (ctrl and key in ("c", "g")):
         return replace(prompt, selected=False), "cancel"
-    if prompt.kind in ("goto", "palette"):
+    if prompt.kind in _PICKERS:
         step = _GOTO_STEPS.get(key) if not mods & ~SHIFT else None
         if ctrl and key in ("p", "n"):
             step = -1 if key == "p" else 1
