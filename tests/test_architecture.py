@@ -97,6 +97,7 @@ CLIENT_IO = frozenset(
     | {"sessions_probe.py", "settings_view.py"}  # the navigator's probes, config.toml writes
     | {"machines_probe.py"}  # the sidebar's other machines, read over ssh
     | {"custom_commands.py"}  # `[[keys.command]] type = "shell"` starts a process
+    | {"clipboard_image.py", "image_paste.py"}  # remote_image_paste: clipboard tools, ssh
 )
 
 

@@ -1,0 +1,49 @@
+"""``remote_image_paste`` (``ctrl+v`` on a remote attach, spec §8).
+
+An image on this computer's clipboard is copied to a private temp file on the machine
+the TUI shows and that file's path is pasted into the focused pane (agents such as
+Claude Code take a pasted image path as the image). With no image on the clipboard the
+key is the program's: ``ctrl+v`` (0x16) is sent as it would have been. The clipboard
+read and the copy run in worker threads so the TUI keeps drawing meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import TYPE_CHECKING
+
+from herdr.api.attach_messages import Input, Paste
+from herdr.client import clipboard_image
+
+if TYPE_CHECKING:
+    from herdr.client.app import App
+
+CTRL_V = "\x16"
+
+
+def paste(app: App) -> None:
+    pane_id = app.focused_pane_id()
+    if app.uploader is None:  # a local session: the program reads the clipboard itself
+        app.typed()
+        app.conn.send(Input(pane_id=pane_id, data=CTRL_V))
+        return
+    app.spawn(_paste(app, pane_id))
+
+
+async def _paste(app: App, pane_id: str | None) -> None:
+    data = await asyncio.to_thread(clipboard_image.read_image, dict(os.environ))
+    uploader = app.uploader
+    if data is None or uploader is None:
+        app.typed()
+        app.conn.send(Input(pane_id=pane_id, data=CTRL_V))
+        return
+    app.notice("copying the clipboard image to the remote machine…")
+    try:
+        path = await asyncio.to_thread(uploader, data)
+    except OSError as exc:  # an uploader's failures are OSErrors (remote.upload.UploadError)
+        app.notice(f"paste image: {exc}")
+        return
+    app.notice("")
+    app.typed()
+    app.conn.send(Paste(pane_id=pane_id, data=path))
