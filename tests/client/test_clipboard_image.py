@@ -14,28 +14,25 @@ TOOLS = Path(__file__).resolve().parents[1] / "fixtures" / "clipboard"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 
 
+Case = tuple[dict[str, str], str, bytes | None, str, bytes | None]
+
+
 @pytest.mark.parametrize(
-    ("session", "types", "image", "platform", "expected"),
+    "case",
     [
-        pytest.param({"WAYLAND_DISPLAY": "w0"}, "image/png\n", PNG, "linux", PNG, id="wayland"),
-        pytest.param({"DISPLAY": ":0"}, "TARGETS\nimage/png\n", PNG, "linux", PNG, id="x11"),
+        pytest.param(({"WAYLAND_DISPLAY": "w0"}, "image/png\n", PNG, "linux", PNG), id="wayland"),
+        pytest.param(({"DISPLAY": ":0"}, "TARGETS\nimage/png\n", PNG, "linux", PNG), id="x11"),
         pytest.param(
-            {"WAYLAND_DISPLAY": "w0"}, "text/plain\n", PNG, "linux", None, id="text-clipboard"
+            ({"WAYLAND_DISPLAY": "w0"}, "text/plain\n", PNG, "linux", None), id="text-clipboard"
         ),
-        pytest.param({"DISPLAY": ":0"}, "image/png\n", None, "linux", None, id="offer-no-bytes"),
-        pytest.param({}, "image/png\n", PNG, "linux", None, id="no-desktop"),
-        pytest.param({}, "", PNG, "darwin", PNG, id="macos"),
-        pytest.param({}, "", b"GIF89a", "darwin", None, id="macos-not-png"),
+        pytest.param(({"DISPLAY": ":0"}, "image/png\n", None, "linux", None), id="offer-no-bytes"),
+        pytest.param(({}, "image/png\n", PNG, "linux", None), id="no-desktop"),
+        pytest.param(({}, "", PNG, "darwin", PNG), id="macos"),
+        pytest.param(({}, "", b"GIF89a", "darwin", None), id="macos-not-png"),
     ],
 )
-def test_read_image(
-    tmp_path: Path,
-    session: dict[str, str],
-    types: str,
-    image: bytes | None,
-    platform: str,
-    expected: bytes | None,
-) -> None:
+def test_read_image(tmp_path: Path, case: Case) -> None:
+    session, types, image, platform, expected = case
     board = tmp_path / "board"
     board.mkdir()
     (board / "types").write_text(types)

@@ -127,16 +127,19 @@ class App:
         fd_out: int = 1,
         config_path: Path | None = None,
         on_machine: str | None = None,
+        uploader: Callable[[bytes], str] | None = None,
     ) -> None:
         self.config_path = config_path
         self.on_machine = on_machine  # the saved machine this TUI shows (None: this one)
+        # remote attach: copies a clipboard image to the other machine, returns its path
+        self.uploader = uploader
         self.machine_sections: tuple[MachineSection, ...] = ()  # the other machines
         self.next_machine: str | None = None  # prefix+m's choice: see cycle_machine
         self._machines_probe: MachinesProbe | None = None
         self.switch_to: tuple[str, str, str] | None = None  # (session, kind, id): see run
         self.other_sessions: list[nav.OtherSession] = []  # the navigator's other sessions
         self.settings = settings or UiSettings()
-        bindings, errors = load_bindings(self.settings.keys)
+        bindings, errors = load_bindings(self.settings.keys, remote=on_machine is not None)
         self.bindings: Bindings = bindings
         self.message = "; ".join(str(e) for e in errors)[:200]
         if self.settings.warnings:
@@ -1035,7 +1038,7 @@ class App:
         settings.sidebar_visible = self.settings.sidebar_visible
         settings.mouse = self.settings.mouse
         self.settings = settings
-        bindings, errors = load_bindings(settings.keys)
+        bindings, errors = load_bindings(settings.keys, remote=self.on_machine is not None)
         self.bindings = bindings
         self.machine.bindings = bindings
         self.help = help_entries(bindings)

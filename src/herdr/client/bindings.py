@@ -108,7 +108,7 @@ _ACTIONS: dict[str, _ActionDef] = {
     "last_pane": _cat("last_pane", None),
     "toggle_sidebar": _cat("toggle_sidebar", "prefix+b"),
     # herdr binds ctrl+v only on remote clients; locally ctrl+v must reach the pane.
-    "remote_image_paste": _cat("remote_image_paste", None),
+    "remote_image_paste": _cat("remote_image_paste", "ctrl+v"),  # bound on remote attaches only
     "cycle_machine": _cat("cycle_machine", "prefix+m"),
 }
 _DIRECTION_KEYS: tuple[tuple[Direction, str], ...] = (
@@ -227,10 +227,12 @@ def default_bindings() -> Bindings:
 
 
 def load_bindings(
-    config: Mapping[str, object], *, strict: bool = False
+    config: Mapping[str, object], *, strict: bool = False, remote: bool = False
 ) -> tuple[Bindings, tuple[BindingError, ...]]:
     """Defaults overridden by a ``[keys]`` mapping. Bad entries are reported (and
     skipped: the default stays); with ``strict`` they raise :class:`KeyConfigError`.
+    ``remote_image_paste`` (``ctrl+v``) is bound only on a remote attach (``remote``):
+    locally the key is the program's, which reads the clipboard itself.
 
     A user binding takes its key from whatever default held it; two user bindings on
     one key is an error (the first one, in table order, wins).
@@ -331,10 +333,12 @@ def load_bindings(
             help_rows.append((", ".join(_pretty(s, prefix) for s in shown), make.description))
 
     # User bindings first so they claim their keys; defaults then fill what is free.
+    local_only_skip = () if remote else ("remote_image_paste",)
     for name, strings in user.items():
-        bind(name, strings, True, _ACTIONS[name])
+        if name not in local_only_skip:
+            bind(name, strings, True, _ACTIONS[name])
     for name, definition in _ACTIONS.items():
-        if name in user:
+        if name in user or name in local_only_skip:
             continue
         free = tuple(
             s for s in definition.default if not _taken(s, definition.scope, owner, prefix)

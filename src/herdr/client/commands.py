@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from herdr.api.attach_messages import Input, Paste
 from herdr.client import actions as a
-from herdr.client import closing, settings_view, worktrees
+from herdr.client import closing, image_paste, settings_view, worktrees
 from herdr.client import custom_commands as cc
 from herdr.client.build_view import SIDEBAR_COLLAPSE_COLS
 from herdr.client.more_commands import MORE_COMMANDS
@@ -271,3 +271,4 @@ COMMANDS: dict[str, Callable[[App], None]] = {
 COMMANDS.update(MORE_COMMANDS)
 COMMANDS["open_worktree"] = worktrees.open_picker
 COMMANDS["remove_worktree"] = worktrees.remove
+COMMANDS["remote_image_paste"] = image_paste.paste

@@ -3,7 +3,8 @@
 An image on this computer's clipboard is copied to a private temp file on the machine
 the TUI shows and that file's path is pasted into the focused pane (agents such as
 Claude Code take a pasted image path as the image). With no image on the clipboard the
-key is the program's: ``ctrl+v`` (0x16) is sent as it would have been. The clipboard
+key is the program's: ``ctrl+v`` (0x16) is sent as it would have been (locally the key
+is never bound: :func:`herdr.client.bindings.load_bindings`). The clipboard
 read and the copy run in worker threads so the TUI keeps drawing meanwhile.
 """
 
@@ -23,12 +24,10 @@ CTRL_V = "\x16"
 
 
 def paste(app: App) -> None:
-    pane_id = app.focused_pane_id()
-    if app.uploader is None:  # a local session: the program reads the clipboard itself
-        app.typed()
-        app.conn.send(Input(pane_id=pane_id, data=CTRL_V))
+    if app.uploader is None:  # local: ctrl+v is the program's (it reads the clipboard)
+        app.notice("paste image: only on a remote attach (herdr --remote)")
         return
-    app.spawn(_paste(app, pane_id))
+    app.spawn(_paste(app, app.focused_pane_id()))
 
 
 async def _paste(app: App, pane_id: str | None) -> None:
