@@ -13,6 +13,7 @@ terminal back — on exit, on a signal, on a crash — with one write.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from herdr.client.compose import Frame
@@ -55,11 +56,14 @@ def _compress(row: str) -> str:
     return "".join(out)
 
 
-def render(prev: Frame | None, new: Frame, *, force: bool = False) -> bytes:
+def render(
+    prev: Frame | None, new: Frame, *, force: bool = False, rows: Iterable[int] | None = None
+) -> bytes:
     """Bytes that turn the screen showing ``prev`` into ``new``.
 
     ``prev=None``, a different size, or ``force`` (focus regained, after a foreign
-    write) redraw every row. Nothing changed → ``b""``.
+    write) redraw every row. Nothing changed → ``b""``. ``rows``: the only rows that
+    may differ, when the caller knows (a patched frame); the bytes are the same.
     """
     full = force or prev is None or prev.cols != new.cols or prev.height != new.height
     parts: list[str] = []
@@ -70,7 +74,9 @@ def render(prev: Frame | None, new: Frame, *, force: bool = False) -> bytes:
     else:
         assert prev is not None
         old_rows = prev.rows
-        for y, row in enumerate(new.rows):
+        new_rows = new.rows
+        for y in range(len(new_rows)) if rows is None else sorted(set(rows)):
+            row = new_rows[y]
             old = old_rows[y]
             if row is not old and row != old:
                 parts.append(f"\x1b[{y + 1};1H{_compress(row)}\x1b[0m")
