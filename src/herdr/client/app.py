@@ -792,8 +792,9 @@ class App:
         if self.machine.mode == "terminal" and not self.parser.pending and self._plain(data):
             # typing: the bytes go to the focused pane as they are (same as the parser
             # and the mode machine would decide, minus their cost on every key)
-            self.typed()
-            self.conn.send(Input(pane_id=self.focused_pane_id(), data=data.decode("latin-1")))
+            if self.mouse_sel is not None:
+                self.typed()
+            self.conn.send_input(self.focused_pane_id(), data)
             return
         self.handle_events(self.parser.feed(data))
         if self.parser.pending:
@@ -809,6 +810,8 @@ class App:
     def _plain(self, data: bytes) -> bool:
         """Whether every byte of ``data`` is a key that terminal mode just sends on."""
         plain = self._plain_bytes
+        if len(data) == 1 and plain.get(data[0]):
+            return True
         for byte in data:
             known = plain.get(byte)
             if known is None:
@@ -1345,7 +1348,7 @@ def _note_rows(changed: dict[str, list[int] | None], msg: Rows, before: PaneMirr
     if ys is None or msg.full or before is None or before.size[1] != msg.size[1]:
         changed[pane_id] = None
         return
-    ys.extend(y for y, _ in msg.rows)
+    ys += [y for y, _ in msg.rows]
     changed[pane_id] = ys
 
 

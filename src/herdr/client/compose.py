@@ -92,6 +92,10 @@ class _Static:
     memo: list[tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]] = field(
         default_factory=list, compare=False
     )
+    # The focused pane's cursor → frame cell, for :func:`patch`.
+    cells: dict[tuple[int, int], tuple[int, int] | None] = field(
+        default_factory=dict, compare=False
+    )
 
 
 # A row plan item: static text, a whole clipped pane row (pane, row), or a part of one
@@ -448,10 +452,17 @@ Cursor: TypeAlias = tuple[int, int] | None
 
 
 def _pane_cursor(static: _Static, index: int, cursor: tuple[int, int] | None) -> Cursor:
-    """:func:`_cursor` for pane ``index`` of ``static`` showing ``cursor``."""
+    """:func:`_cursor` for pane ``index`` of ``static`` showing ``cursor`` (remembered:
+    typing moves the cursor along one row)."""
     if cursor is None:
         return None
-    return _cell(
+    cells = static.cells
+    known = cells.get(cursor, _UNKNOWN)
+    if known is not _UNKNOWN:
+        return known
+    if len(cells) > 4096:
+        cells.clear()
+    cell = cells[cursor] = _cell(
         index,
         static.rects[index],
         cursor,
@@ -459,6 +470,10 @@ def _pane_cursor(static: _Static, index: int, cursor: tuple[int, int] | None) ->
         template=static.template,
         offset_y=static.offset_y,
     )
+    return cell
+
+
+_UNKNOWN = (-1, -1)
 
 
 def _cell(
