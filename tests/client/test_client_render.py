@@ -191,3 +191,27 @@ def test_restore_without_knowing_the_modes_covers_mirrors() -> None:
 )
 def test_keyboard_mirror(before: tuple[int, int], after: tuple[int, int], expected: bytes) -> None:
     assert keyboard_mirror(before, after) == expected
+
+
+_BASE = Frame(20, ("a" * 20, "b" * 20, " " * 20, "d" * 20), (3, 1))
+ROW_HINTS = {
+    "one-row": (("a" * 19 + "x", *_BASE.rows[1:]), (4, 0), [0]),
+    "two-rows-unordered": (("x" * 20, "b" * 20, "\x1b[31m" + "y" * 20, "d" * 20), (0, 2), [2, 0]),
+    "repeated-row": (("a" * 20, "z" * 20, " " * 20, "d" * 20), (3, 1), [1, 1]),
+    "cursor-only": (_BASE.rows, (5, 1), []),
+    "cursor-hidden": (_BASE.rows, None, []),
+    "nothing": (_BASE.rows, (3, 1), []),
+    "hint-names-an-unchanged-row": (_BASE.rows, (3, 1), [3]),
+    "wide-and-blank-run": (("漢字" + " " * 16, *_BASE.rows[1:]), (2, 0), [0]),
+}
+
+
+@pytest.mark.parametrize(("rows", "cursor", "hint"), list(ROW_HINTS.values()), ids=list(ROW_HINTS))
+def test_render_with_a_row_hint_writes_the_same_bytes(
+    rows: tuple[str, ...], cursor: tuple[int, int] | None, hint: list[int]
+) -> None:
+    """The patch path names the rows it changed; the bytes are render's without it."""
+    new = Frame(20, rows, cursor)
+    assert render(_BASE, new, rows=hint) == render(_BASE, new)
+    assert render(_BASE, new, rows=hint, force=True) == render(_BASE, new, force=True)
+    assert render(None, new, rows=hint) == render(None, new)

@@ -71,7 +71,7 @@ from herdr.client.build_view import (
     view_base,
 )
 from herdr.client.commands import ACTIONS, COMMANDS
-from herdr.client.compose import compose
+from herdr.client.compose import compose, patch
 from herdr.client.connection import Connection
 from herdr.client.focus_follow import follow_step
 from herdr.client.input import InputParser, Mouse, encode_mouse_sgr
@@ -194,6 +194,8 @@ class App:
         self.attention_order: dict[str, int] = {}
         self._attention_seq = 0
         self._draw_pending = False
+        # (patch key, frame) of the last draw when a rows-only batch may patch it
+        self._patchable: tuple[tuple[object, ...], Frame] | None = None
         self._view_cache: tuple[StateDoc | None, Presentation, ViewBase] | None = None
         self._plain_bytes: dict[int, bool] = {}
         self._esc_timer: asyncio.TimerHandle | None = None
@@ -333,12 +335,18 @@ class App:
         if done is None or done.done():
             return
         handlers = self._on_message
+        # per pane, the rows that came (None: maybe all); None: not only rows came
+        changed: dict[str, list[int] | None] | None = {}
         try:
             for line in lines:
                 if not line:
                     continue
                 msg = decode_server(line)
                 if msg is not None:
+                    if changed is not None and isinstance(msg, Rows):
+                        _note_rows(changed, msg, self.panes.get(msg.pane_id))
+                    else:
+                        changed = None
                     handlers[type(msg)](msg)
                     if done.done():
                         return
@@ -347,6 +355,8 @@ class App:
             return
         except Exception as exc:  # a bug in here must still end the client cleanly
             self.finish("error", f"{type(exc).__name__}: {exc}")
+            return
+        if changed and self._patch(changed):
             return
         self.draw()
 
@@ -640,6 +650,73 @@ class App:
 
     # -- drawing ----------------------------------------------------------------------------
 
+    def _patch_key(self) -> tuple[object, ...] | None:
+        """Everything but pane rows a frame depends on, while nothing is drawn over the
+        panes (no prompt, copy mode, selection, popup, toast, banner, help or panel);
+        ``None`` otherwise. While it is unchanged, rows-only batches take the
+        :meth:`_patch` path: everything :meth:`_presentation` reads is in here."""
+        machine = self.machine
+        if (
+            machine.mode != "terminal"
+            or machine.prompt is not None
+            or self.copy is not None
+            or self.mouse_sel is not None
+            or self.popup is not None
+            or self.toast is not None
+            or self.config_banner
+        ):
+            return None
+        return (
+            self.doc,
+            self.cols,
+            self.rows,
+            self._look,
+            self.sidebar_visible,
+            self.sidebar_narrow,
+            self.message,
+            self.ws_id,
+            self.tab_id,
+            self.selected_ws,
+            self.help_offset,
+            self.session_label,
+            self.machine_sections,
+            self.panel_kind,
+        )
+
+    def _patch(self, changed: dict[str, list[int] | None]) -> bool:
+        """Draw a batch that brought only pane rows by recomposing just the frame rows
+        they show (:func:`compose.patch`): typing's echo skips building the view. False
+        when the last frame or the view does not allow it (then :meth:`draw`).
+
+        ``changed``: per pane, the rows its messages replaced (``None``: maybe all);
+        its other rows are the strings the last frame was composed from, as every
+        batch is drawn before the next one is applied."""
+        last = self._patchable
+        if last is None or self._draw_pending or self.frame is not last[1]:
+            return False
+        if last[0] != self._patch_key():
+            return False
+        try:
+            frame = last[1]
+            dirty: list[int] = []
+            panes = self.panes
+            for pane_id, ys in changed.items():
+                mirror = panes[pane_id]
+                done = patch(frame, pane_id, mirror.rows, mirror.cursor, ys)
+                if done is None:
+                    return False
+                frame = done[0]
+                dirty += done[1]
+            self._host_modes(self.focused_pane_id())
+            data = render(self.frame, frame, rows=dirty)
+            self.frame = frame
+            self._patchable = (last[0], frame)
+            if data:
+                self.write(data)
+        except Exception as exc:  # a bug must end the client cleanly, terminal restored
+            self.finish("error", f"drawing failed: {type(exc).__name__}: {exc}")
+        return True
+
     def schedule_draw(self) -> None:
         if not self._draw_pending:
             self._draw_pending = True
@@ -654,17 +731,8 @@ class App:
 
     def _draw(self, force: bool) -> None:
         popup = self.popup  # keys go to the popup: mirror its modes on the host
-        focused = popup.popup_id if popup is not None else self.focused_pane_id()
-        mirror = self.panes.get(focused) if focused else None
-        app_cursor = mirror.app_cursor if mirror is not None else False
-        if app_cursor != self.host_app_cursor:
-            # arrows arrive as the pane's program expects them (CSI A vs SS3 A)
-            self.host_app_cursor = app_cursor
-            self.write(b"\x1b[?1h" if app_cursor else b"\x1b[?1l")
-        keyboard = mirror.keyboard if mirror is not None else (0, 0)
-        if keyboard != self.host_keyboard:
-            self.write(keyboard_mirror(self.host_keyboard, keyboard))
-            self.host_keyboard = keyboard
+        mirror = self._host_modes(popup.popup_id if popup is not None else self.focused_pane_id())
+        key = self._patch_key()
         frame = compose(*self.view_parts())
         if self.config_banner:
             frame = overlay_banner(frame, self.config_banner)
@@ -674,8 +742,23 @@ class App:
             frame = toast_overlay(frame, self.toast)
         data = render(self.frame, frame, force=force)
         self.frame = frame
+        self._patchable = None if key is None else (key, frame)
         if data:
             self.write(data)
+
+    def _host_modes(self, focused: str | None) -> PaneMirror | None:
+        """Mirror the focused pane's cursor-key and keyboard modes on the host (arrows
+        then arrive as its program expects: CSI A vs SS3 A); returns its mirror."""
+        mirror = self.panes.get(focused) if focused else None
+        app_cursor = mirror.app_cursor if mirror is not None else False
+        if app_cursor != self.host_app_cursor:
+            self.host_app_cursor = app_cursor
+            self.write(b"\x1b[?1h" if app_cursor else b"\x1b[?1l")
+        keyboard = mirror.keyboard if mirror is not None else (0, 0)
+        if keyboard != self.host_keyboard:
+            self.write(keyboard_mirror(self.host_keyboard, keyboard))
+            self.host_keyboard = keyboard
+        return mirror
 
     def write(self, data: bytes) -> None:
         try:
@@ -715,8 +798,9 @@ class App:
         if self.machine.mode == "terminal" and not self.parser.pending and self._plain(data):
             # typing: the bytes go to the focused pane as they are (same as the parser
             # and the mode machine would decide, minus their cost on every key)
-            self.typed()
-            self.conn.send(Input(pane_id=self.focused_pane_id(), data=data.decode("latin-1")))
+            if self.mouse_sel is not None:
+                self.typed()
+            self.conn.send_input(self.focused_pane_id(), data)
             return
         self.handle_events(self.parser.feed(data))
         if self.parser.pending:
@@ -732,6 +816,8 @@ class App:
     def _plain(self, data: bytes) -> bool:
         """Whether every byte of ``data`` is a key that terminal mode just sends on."""
         plain = self._plain_bytes
+        if len(data) == 1 and plain.get(data[0]):
+            return True
         for byte in data:
             known = plain.get(byte)
             if known is None:
@@ -1263,6 +1349,18 @@ def _run_loop(main: Any) -> ExitReason:
         return result
     fast: ExitReason = uvloop.run(main)
     return fast
+
+
+def _note_rows(changed: dict[str, list[int] | None], msg: Rows, before: PaneMirror | None) -> None:
+    """Add the pane rows ``msg`` replaces to ``changed`` (``None``: maybe all of them: a
+    full update, a new pane or a new height)."""
+    pane_id = msg.pane_id
+    ys = changed.get(pane_id, [])
+    if ys is None or msg.full or before is None or before.size[1] != msg.size[1]:
+        changed[pane_id] = None
+        return
+    ys += [y for y, _ in msg.rows]
+    changed[pane_id] = ys
 
 
 def _cells(count: int, *, low: int = 1) -> int:

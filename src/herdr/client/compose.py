@@ -22,6 +22,7 @@ reports to the server as its size.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal, NamedTuple, TypeAlias
@@ -67,6 +68,7 @@ __all__ = [
     "chrome",
     "compose",
     "pane_area",
+    "patch",
 ]
 
 
@@ -81,10 +83,18 @@ class _Static:
     widths: tuple[int, ...]  # per pane: the width its column is clipped to
     regions: tuple[Region, ...]
     uses: tuple[tuple[tuple[int, int], ...], ...]  # per pane: (frame row, pane row) it fills
+    index: dict[str, int]  # pane id → its index in the panes (for :func:`patch`), -1: twice
+    rows_at: tuple[dict[int, tuple[int, ...]], ...]  # per pane: pane row → frame rows
+    rects: tuple[Rect, ...]  # per pane
+    focused: int | None  # the index of the focused pane
     # The last rows composed on this static part, with the pane rows they came from:
     # a frame that changes one row of one pane (typing) recomposes only that row.
     memo: list[tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]] = field(
         default_factory=list, compare=False
+    )
+    # The focused pane's cursor → frame cell, for :func:`patch`.
+    cells: dict[tuple[int, int], tuple[int, int] | None] = field(
+        default_factory=dict, compare=False
     )
 
 
@@ -177,9 +187,12 @@ def compose(view: ViewState, panes: tuple[PaneView, ...] | None = None) -> Frame
             out[y] = _row(static.plans[y], widths, sources)
     else:
         out = [_row(plan, widths, sources) for plan in static.plans]
-    static.memo[:] = [(sources, tuple(out))]
+    composed = tuple(out)
+    static.memo[:] = [(sources, composed)]
     cursor = _cursor(view, panes, static.chrome, static.template, static.offset_y)
     regions = static.regions
+    if view.prompt is None and not (view.help_visible and view.help) and view.panel is None:
+        return Frame(cols, composed, cursor, static.chrome.pane_area, regions)
     if view.prompt is not None:
         out, cursor = _overlay_prompt(out, view, view.prompt, static.chrome)
     if view.help_visible and view.help:
@@ -194,6 +207,63 @@ def compose(view: ViewState, panes: tuple[PaneView, ...] | None = None) -> Frame
             if view.prompt is None:
                 cursor = None
     return Frame(cols, tuple(out), cursor, static.chrome.pane_area, regions)
+
+
+def patch(
+    frame: Frame,
+    pane_id: str,
+    rows: tuple[str, ...],
+    cursor: tuple[int, int] | None,
+    changed: Iterable[int] | None = None,
+) -> tuple[Frame, list[int]] | None:
+    """``frame`` with pane ``pane_id`` now showing ``rows`` (and ``cursor``, when it is
+    the focused pane), and the frame rows recomposed; ``None`` when only
+    :func:`compose` can tell.
+
+    The typing fast path: ``frame`` must be the last one :func:`compose` (or this)
+    returned, with no overlay (anything else is refused), and the view it was composed
+    from otherwise unchanged — the caller's part. ``changed``: the pane rows that may
+    differ (every row that is not the same string object when ``None``). Only the frame
+    rows showing one are recomposed; the frame is what ``compose`` would return.
+    """
+    last = _last_static
+    if not last:
+        return None
+    static = last[0][1]
+    memo = static.memo
+    if not memo or memo[0][1] is not frame.rows:
+        return None
+    index = static.index.get(pane_id)
+    if index is None:
+        return frame, []  # not on screen
+    if index < 0:
+        return None
+    old_sources, old_out = memo[0]
+    before = old_sources[index]
+    height = len(rows)
+    if len(before) != height:
+        return None
+    sources = (*old_sources[:index], rows, *old_sources[index + 1 :])
+    rows_at = static.rows_at[index]
+    dirty: list[int] = []
+    out: list[str] | None = None
+    for row in range(height) if changed is None else changed:
+        ys = rows_at.get(row)
+        if ys is None or not 0 <= row < height or before[row] is rows[row]:
+            continue
+        if out is None:
+            out = list(old_out)
+        for y in ys:
+            out[y] = _row(static.plans[y], static.widths, sources)
+            dirty.append(y)
+    composed = old_out if out is None else tuple(out)
+    memo[:] = [(sources, composed)]
+    new_cursor = frame.cursor
+    if index == static.focused:
+        new_cursor = _pane_cursor(static, index, cursor)
+    if out is None and new_cursor == frame.cursor:
+        return frame, dirty
+    return Frame(frame.cols, composed, new_cursor, frame.pane_area, frame.regions), dirty
 
 
 def _row(plan: tuple[_Plan, ...], widths: tuple[int, ...], sources: _Sources) -> str:
@@ -339,6 +409,15 @@ def _static(key: _StaticKey) -> _Static:
             items.append((index, pane_row) if whole else item)
             uses[index].append((y, pane_row))
         plans.append(tuple(items))
+    rows_at: list[dict[int, tuple[int, ...]]] = []
+    for pane_uses in uses:
+        at: dict[int, tuple[int, ...]] = {}
+        for y, pane_row in pane_uses:
+            at[pane_row] = (*at.get(pane_row, ()), y)
+        rows_at.append(at)
+    indexes: dict[str, int] = {}
+    for i, pane in enumerate(key.panes):
+        indexes[pane.pane_id] = -1 if pane.pane_id in indexes else i  # -1: shown twice
     return _Static(
         ch,
         tuple(plans),
@@ -347,6 +426,10 @@ def _static(key: _StaticKey) -> _Static:
         widths,
         tuple(regions),
         tuple(tuple(u) for u in uses),
+        indexes,
+        tuple(rows_at),
+        tuple(p.rect for p in key.panes),
+        indexes.get(key.focused_pane_id) if key.focused_pane_id is not None else None,
     )
 
 
@@ -361,21 +444,61 @@ def _cursor(
     for index, pane in enumerate(panes):
         if pane.pane_id != view.focused_pane_id or pane.cursor is None:
             continue
-        cx, cy = pane.cursor
-        r = pane.rect
-        if not (0 <= cx < r.width and 0 <= cy < r.height):
-            return None
-        m = r.y + cy + (1 if ch.header_y is not None else 0)
-        if m >= len(template):
-            return None
-        x = r.x + cx
-        for item in template[m]:
-            if isinstance(item, str):
-                continue
-            pane_index, _, start, width = item
-            if pane_index == index and r.x + start <= x < r.x + start + width:
-                return ch.sidebar_cols + x, offset_y + m
+        return _cell(index, pane.rect, pane.cursor, ch=ch, template=template, offset_y=offset_y)
+    return None
+
+
+Cursor: TypeAlias = tuple[int, int] | None
+
+
+def _pane_cursor(static: _Static, index: int, cursor: tuple[int, int] | None) -> Cursor:
+    """:func:`_cursor` for pane ``index`` of ``static`` showing ``cursor`` (remembered:
+    typing moves the cursor along one row)."""
+    if cursor is None:
         return None
+    cells = static.cells
+    known = cells.get(cursor, _UNKNOWN)
+    if known is not _UNKNOWN:
+        return known
+    if len(cells) > 4096:
+        cells.clear()
+    cell = cells[cursor] = _cell(
+        index,
+        static.rects[index],
+        cursor,
+        ch=static.chrome,
+        template=static.template,
+        offset_y=static.offset_y,
+    )
+    return cell
+
+
+_UNKNOWN = (-1, -1)
+
+
+def _cell(
+    index: int,
+    r: Rect,
+    cursor: tuple[int, int],
+    *,
+    ch: Chrome,
+    template: tuple[tuple[Item, ...], ...],
+    offset_y: int,
+) -> Cursor:
+    """Pane ``index``'s cell ``cursor`` in frame cells, unless off the pane or covered."""
+    cx, cy = cursor
+    if not (0 <= cx < r.width and 0 <= cy < r.height):
+        return None
+    m = r.y + cy + (1 if ch.header_y is not None else 0)
+    if m >= len(template):
+        return None
+    x = r.x + cx
+    for item in template[m]:
+        if isinstance(item, str):
+            continue
+        pane_index, _, start, width = item
+        if pane_index == index and r.x + start <= x < r.x + start + width:
+            return ch.sidebar_cols + x, offset_y + m
     return None
 
 

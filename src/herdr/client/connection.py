@@ -22,7 +22,13 @@ import msgspec
 
 from herdr import PROTOCOL_VERSION
 from herdr.api import peercred
-from herdr.api.attach_messages import AttachParams, AttachStarted, ClientMessage, encode_line
+from herdr.api.attach_messages import (
+    AttachParams,
+    AttachStarted,
+    ClientMessage,
+    Input,
+    encode_line,
+)
 
 READ_LIMIT = 64 * 1024 * 1024
 BUSY_RETRY_DELAYS_S = (0.005, 0.01, 0.02, 0.04, 0.08, 0.12, 0.16, 0.2, 0.2, 0.2)
@@ -69,6 +75,10 @@ class StreamProtocol(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         buffer = self.buffer
+        on_lines = self.on_lines
+        if not buffer and on_lines is not None and data.endswith(b"\n") and self.first.done():
+            on_lines(data[:-1].split(b"\n"))  # whole lines, as nearly always: no copies
+            return
         buffer += data
         end = buffer.rfind(b"\n")
         if end < 0:
@@ -105,6 +115,8 @@ class Connection:
         self.socket_path = socket_path
         self.stream: StreamProtocol | None = None
         self._seq = 0
+        self._input_parts: dict[str | None, tuple[bytes, bytes]] = {}
+        self._input_lines: dict[tuple[str | None, bytes], bytes] = {}
 
     async def attach(self, params: AttachParams) -> AttachStarted:
         """Open the stream; returns the server's ``attach_started`` (raises
@@ -162,6 +174,27 @@ class Connection:
         transport = self.stream.transport if self.stream is not None else None
         if transport is not None and not transport.is_closing():
             transport.write(encode_line(msg))
+
+    def send_input(self, pane_id: str | None, data: bytes) -> None:
+        """Typed bytes for ``pane_id``: ``send(Input(...))`` with the line's constant
+        parts encoded once per pane (the per-key path)."""
+        transport = self.stream.transport if self.stream is not None else None
+        if transport is None or transport.is_closing():
+            return
+        line = self._input_lines.get((pane_id, data))
+        if line is not None:
+            transport.write(line)
+            return
+        parts = self._input_parts.get(pane_id)
+        if parts is None:
+            head, _, tail = encode_line(Input(pane_id=pane_id, data="\x00")).rpartition(
+                b'"\\u0000"'
+            )
+            parts = self._input_parts[pane_id] = (head, tail)
+        line = b"".join((parts[0], msgspec.json.encode(data.decode("latin-1")), parts[1]))
+        if len(data) == 1 and len(self._input_lines) < 4096:
+            self._input_lines[pane_id, data] = line  # the keys typed one at a time
+        transport.write(line)
 
     async def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """One public request on its own connection; returns the envelope."""

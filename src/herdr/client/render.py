@@ -13,6 +13,7 @@ terminal back — on exit, on a signal, on a crash — with one write.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from herdr.client.compose import Frame
@@ -55,12 +56,19 @@ def _compress(row: str) -> str:
     return "".join(out)
 
 
-def render(prev: Frame | None, new: Frame, *, force: bool = False) -> bytes:
+def render(
+    prev: Frame | None, new: Frame, *, force: bool = False, rows: Collection[int] | None = None
+) -> bytes:
     """Bytes that turn the screen showing ``prev`` into ``new``.
 
     ``prev=None``, a different size, or ``force`` (focus regained, after a foreign
-    write) redraw every row. Nothing changed → ``b""``.
+    write) redraw every row. Nothing changed → ``b""``. ``rows``: the only rows that
+    may differ, when the caller knows (a patched frame); the bytes are the same.
     """
+    same_size = prev is not None and prev.cols == new.cols and len(prev.rows) == len(new.rows)
+    if rows is not None and not force and same_size:
+        assert prev is not None
+        return _some_rows(prev, new, rows)
     full = force or prev is None or prev.cols != new.cols or prev.height != new.height
     parts: list[str] = []
     if full:
@@ -70,7 +78,9 @@ def render(prev: Frame | None, new: Frame, *, force: bool = False) -> bytes:
     else:
         assert prev is not None
         old_rows = prev.rows
-        for y, row in enumerate(new.rows):
+        new_rows = new.rows
+        for y in range(len(new_rows)) if rows is None else sorted(set(rows)):
+            row = new_rows[y]
             old = old_rows[y]
             if row is not old and row != old:
                 parts.append(f"\x1b[{y + 1};1H{_compress(row)}\x1b[0m")
@@ -82,6 +92,28 @@ def render(prev: Frame | None, new: Frame, *, force: bool = False) -> bytes:
         parts.append(f"\x1b[{y + 1};{x + 1}H\x1b[?25h")
     body = "".join(parts).encode("utf-8", "replace")
     return SYNC_BEGIN + HIDE_CURSOR + SGR_RESET + body + SYNC_END
+
+
+_FRAME_START = SYNC_BEGIN + HIDE_CURSOR + SGR_RESET
+
+
+def _some_rows(prev: Frame, new: Frame, rows: Collection[int]) -> bytes:
+    """:func:`render` of a same-size frame where only ``rows`` may differ (the typing
+    path: usually one row, so nothing else is compared)."""
+    old_rows = prev.rows
+    new_rows = new.rows
+    parts: list[str] = []
+    for y in sorted(set(rows)) if len(rows) > 1 else rows:
+        row = new_rows[y]
+        old = old_rows[y]
+        if row is not old and row != old:
+            parts.append(f"\x1b[{y + 1};1H{_compress(row)}\x1b[0m")
+    cursor = new.cursor
+    if not parts and prev.cursor == cursor:
+        return b""
+    if cursor is not None:
+        parts.append(f"\x1b[{cursor[1] + 1};{cursor[0] + 1}H\x1b[?25h")
+    return _FRAME_START + "".join(parts).encode("utf-8", "replace") + SYNC_END
 
 
 # --------------------------------------------------------------------------- host modes
