@@ -204,12 +204,15 @@ def _user() -> str:
 
 
 @contextlib.contextmanager
-def ssh_machine(*, with_herdr: bool = True, extra_path: str = "") -> Iterator[SshMachine]:
+def ssh_machine(
+    *, with_herdr: bool = True, extra_path: str = "", sshd_extra: str = ""
+) -> Iterator[SshMachine]:
     """Start a loopback sshd whose sessions live in a private "remote" tree.
 
     ``with_herdr`` puts a ``herdr`` (this checkout) in the remote ``~/.local/bin``;
     without it the remote has no herdr at all (the bootstrap case). ``extra_path`` is
-    prepended to the remote PATH (e.g. a python3 with pip for the install).
+    prepended to the remote PATH (e.g. a python3 with pip for the install);
+    ``sshd_extra`` is appended to sshd_config (e.g. ``AllowStreamLocalForwarding no``).
     """
     root = Path(tempfile.mkdtemp(prefix="hs-", dir="/tmp"))
     try:
@@ -242,7 +245,7 @@ def ssh_machine(*, with_herdr: bool = True, extra_path: str = "") -> Iterator[Ss
             "PubkeyAuthentication yes\nUsePAM no\nStrictModes no\n"
             "PermitRootLogin prohibit-password\nLogLevel VERBOSE\nMaxSessions 50\n"
             "MaxStartups 50\n"
-            f"SetEnv {set_env}\n"
+            f"SetEnv {set_env}\n{sshd_extra}"
         )
         ssh_config = root / "ssh_config"
         ssh_config.write_text(
