@@ -104,12 +104,31 @@ class SshMachine:
                     argv = fh.read().split(b"\0")
             except OSError:
                 continue
+            if argv and self._is_master(argv[0]):
+                found.append(int(entry))
+                continue
             if not argv or not argv[0].endswith(b"ssh"):
                 continue
             pairs = [list(p) for p in itertools.pairwise(argv)]
             if any(marker in a for a in argv) or port in pairs:
                 found.append(int(entry))
         return found
+
+    def _is_master(self, title: bytes) -> bool:
+        """A ControlMaster (ssh retitles it ``ssh: CONTROL_PATH [mux]``) of this machine:
+        its ControlPath is under our root, or in an attach dir whose config includes ours."""
+        if not (title.startswith(b"ssh: ") and title.endswith(b" [mux]")):
+            return False
+        control = Path(os.fsdecode(title[len(b"ssh: ") : -len(b" [mux]")]))
+        if control.is_relative_to(self.root):
+            return True
+        with contextlib.suppress(OSError):
+            return (
+                (control.parent / "ssh_config")
+                .read_text()
+                .startswith(f"Include {self.ssh_config}\n")
+            )
+        return False
 
     def remote_socket(self, session: str | None = None) -> Path:
         base = Path(self.remote_env["XDG_CONFIG_HOME"]) / "herdr"

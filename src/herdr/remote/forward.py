@@ -140,6 +140,8 @@ class Forward:
         self.label, self.target, self.config = label, target, config
         self.control, self.local, self.session = control, local, session
         self.env, self.stderr = env, stderr
+        self.ssh_status: int | None = None  # the last query's ssh exit status
+        self.no_server = False  # the last query found no server answering there
 
     @property
     def _refused_marker(self) -> str:
@@ -210,7 +212,11 @@ class Forward:
             )
         except (OSError, subprocess.SubprocessError):
             return None
-        return remote_path_from(done.stdout) if done.returncode == 0 else None
+        self.ssh_status = done.returncode
+        if done.returncode != 0:
+            return None
+        self.no_server = b'"server_protocol":null' in done.stdout
+        return remote_path_from(done.stdout)
 
     def setup(self) -> bool:
         """Learn the remote path, add the forward to the master, and prove it with a
