@@ -2,11 +2,16 @@
 
 Starts the tests' loopback sshd (``tests/herdr_testing/sshd.py``), starts the remote
 server there (``herdr api ensure-server`` over ssh), warms the shared ControlMaster,
-then times, each ``--calls`` times: ``ssh true`` on that master (the floor any
-ssh-based call pays), a raw ``ssh ... herdr api proxy`` exchange (one ``pane.list``
-line; the remote Python start-up is in it), and the whole CLI ``herdr --machine T
-pane list``. Prints p50/p99 of each. Usage: ``python bench/machine_latency.py
-[--calls 20]``.
+then times, each ``--calls`` times: ``ssh true`` on that master (the floor any call
+that starts ssh pays), a raw ``ssh ... herdr api proxy`` exchange (one ``pane.list``
+line; the remote Python start-up is in it), a raw exchange through the stream-local
+forward ``--machine`` sets up on the master (connect, one line, no process), the whole
+CLI ``herdr --machine T pane list`` (forwarded, and with ``HERDR_SSH_FORWARD=0``: the
+proxy), and the local CLI ``herdr pane list`` against a local server (the floor of
+any CLI call: Python start-up). Prints p50/p99 of each. Usage: ``python
+bench/machine_latency.py [--calls 20] [--rtt-ms 10]`` (``--rtt-ms``: every ssh
+connection goes through a relay that delays each direction by half of it, see
+``delay_proxy.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import argparse
 import os
 import select
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -26,6 +32,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from herdr_testing.sshd import ssh_machine, sshd_missing_reason
 
 REQUEST = b'{"id":"b","method":"pane.list","params":{}}\n'
+
+
+def delayed_config(base: Path, local: Path, rtt_ms: float) -> Path:
+    """The fixture's ssh config, with every connection through ``delay_proxy.py``
+    (``rtt_ms / 2`` each way) when ``rtt_ms`` is set."""
+    if not rtt_ms:
+        return base
+    relay = Path(__file__).resolve().parent / "delay_proxy.py"
+    path = local / "ssh_config_delayed"
+    path.write_text(f"ProxyCommand {sys.executable} {relay} %h %p {rtt_ms / 2}\nInclude {base}\n")
+    return path
 
 
 def percentiles(samples: list[float]) -> tuple[float, float]:
@@ -46,6 +63,16 @@ def proxy_once(argv: list[str], env: dict[str, str]) -> None:
         raise RuntimeError("no answer from the proxy")
     proc.stdin.close()
     proc.wait(30)
+
+
+def forwarded_once(path: str) -> None:
+    """One request line through the forward's local socket; returns once answered."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(30)
+        sock.connect(path)
+        sock.sendall(REQUEST)
+        if not sock.recv(64):
+            raise RuntimeError("no answer through the forward")
 
 
 def run_quiet(argv: list[str], env: dict[str, str], *, check: bool = False) -> None:
@@ -72,6 +99,7 @@ def timed(run: object, calls: int) -> list[float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=20)
+    parser.add_argument("--rtt-ms", type=float, default=0.0, help="simulated round trip")
     args = parser.parse_args()
     reason = sshd_missing_reason()
     if reason is not None:
@@ -90,28 +118,43 @@ def main() -> int:
     try:
         with ssh_machine() as machine:
             env.update(machine.client_env())
+            config = delayed_config(machine.ssh_config, local, args.rtt_ms)
+            env["HERDR_SSH_CONFIG"] = str(config)
             done = machine.ssh("~/.local/bin/herdr api ensure-server")
             if done.returncode != 0:
                 print(f"the remote server did not start: {done.stderr}")
                 return 1
             ctl = machine.root / "ctl"
             ctl.mkdir(mode=0o700, exist_ok=True)
-            mux = ["ssh", "-F", str(machine.ssh_config), "-p", str(machine.port)]
+            mux = ["ssh", "-F", str(config), "-p", str(machine.port)]
             mux += ["-o", "ControlMaster=auto", "-o", f"ControlPath={ctl}/%C"]
             mux += ["-o", "ControlPersist=60", "-T", "127.0.0.1"]
-            cli = [sys.executable, "-m", "herdr", "--machine", machine.target, "pane", "list"]
+            herdr = [sys.executable, "-m", "herdr"]
+            cli = [*herdr, "--machine", machine.target, "pane", "list"]
             run_quiet([*mux, "true"], env, check=True)  # the master, before any timing
+            run_quiet(cli, env, check=True)  # sets the forward up on that master
+            forwards = sorted(ctl.glob("f-*.sock"))
+            run_quiet([*herdr, "api", "ensure-server"], env, check=True)  # a local server
+            proxied = {**env, "HERDR_SSH_FORWARD": "0"}
             runs = {
                 "ssh true": lambda: run_quiet([*mux, "true"], env),
                 "proxy": lambda: proxy_once([*mux, "~/.local/bin/herdr api proxy"], env),
                 "cli": lambda: run_quiet(cli, env),
+                "cli proxy": lambda: run_quiet(cli, proxied),
+                "cli local": lambda: run_quiet([*herdr, "pane", "list"], env),
             }
+            if forwards:
+                runs["forward"] = lambda: forwarded_once(str(forwards[0]))
+            else:
+                print("(no forward was set up: this checkout predates it)")
             for name, run in runs.items():
                 results[name] = timed(run, args.calls)
+            run_quiet([*herdr, "server", "stop"], env)
             run_quiet([*mux[:-2], "-O", "exit", "127.0.0.1"], env)
     finally:
         shutil.rmtree(local, ignore_errors=True)
-    print(f"--machine latency over loopback sshd (shared ControlMaster), {args.calls} calls")
+    rtt = f", simulated RTT {args.rtt_ms:g} ms" if args.rtt_ms else ""
+    print(f"--machine latency over loopback sshd (shared ControlMaster{rtt}), {args.calls} calls")
     for name, samples in results.items():
         p50, p99 = percentiles(samples)
         print(f"{name:<9} p50 {p50:7.1f} ms  p99 {p99:7.1f} ms")
