@@ -298,3 +298,17 @@ def test_a_stopped_server_behind_a_forward_is_server_not_running(
     wait_until(lambda: not remote.remote_socket("fw2").exists(), timeout=20, message="stop")
     error = error_of(local.cli("--machine", remote.target, "--session", "fw2", "pane", "list"))
     assert error["code"] == "server_not_running"
+
+
+def test_socket_path_names_the_session_and_its_server(herdr_env: HerdrEnv) -> None:
+    none = json.loads(herdr_env.cli("api", "socket-path").stdout)
+    assert none == {
+        "socket_path": str(herdr_env.socket_path()),
+        "server_protocol": None,
+        "protocol": 22,
+    }
+    herdr_env.start_server()
+    live = json.loads(herdr_env.cli("api", "socket-path").stdout)
+    assert live["server_protocol"] == 22
+    named = json.loads(herdr_env.cli("api", "socket-path", "--session", "s2").stdout)
+    assert named["socket_path"] == str(herdr_env.socket_path("s2"))
