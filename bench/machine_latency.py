@@ -8,7 +8,9 @@ line; the remote Python start-up is in it), a raw exchange through the stream-lo
 forward ``--machine`` sets up on the master (connect, one line, no process), the whole
 CLI ``herdr --machine T pane list`` (forwarded, and with ``HERDR_SSH_FORWARD=0``: the
 proxy), and the local CLI ``herdr pane list`` against a local server (the floor of
-any CLI call: Python start-up). Prints p50/p99 of each. Usage: ``python
+any CLI call: Python start-up). Prints p50/p99 of each, and the CPU per call of the
+local processes it ran, of the sshd side (sshd and every session process under it,
+finished ones included; not the remote server) and of the ControlMaster. Usage: ``python
 bench/machine_latency.py [--calls 20] [--rtt-ms 10]`` (``--rtt-ms``: every ssh
 connection goes through a relay that delays each direction by half of it, see
 ``delay_proxy.py``).
@@ -18,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
+import resource
 import select
 import shutil
 import socket
@@ -86,6 +90,66 @@ def run_quiet(argv: list[str], env: dict[str, str], *, check: bool = False) -> N
     )
 
 
+TICK_MS = 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def _stat(pid: int) -> list[str]:
+    with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+        return fh.read().rsplit(")", 1)[1].split()
+
+
+def tree_cpu_ms(root: int) -> float:
+    """CPU of ``root`` and every process under it, the finished ones included (a
+    process's reaped children are in its cutime/cstime): sshd and its sessions."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parents[int(entry)] = int(_stat(int(entry))[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    tree, grew = {root}, True
+    while grew:
+        more = {pid for pid, ppid in parents.items() if ppid in tree} - tree
+        grew = bool(more)
+        tree |= more
+    total = 0
+    for pid in tree:
+        try:
+            fields = _stat(pid)
+        except OSError:
+            continue
+        total += sum(int(f) for f in fields[11:15])  # utime stime cutime cstime
+    return total * TICK_MS
+
+
+def own_children_cpu_ms() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (usage.ru_utime + usage.ru_stime) * 1000
+
+
+def master_cpu_ms(pid: int | None) -> float:
+    if pid is None:
+        return 0.0
+    try:
+        return sum(int(f) for f in _stat(pid)[11:13]) * TICK_MS
+    except OSError:
+        return 0.0
+
+
+def master_pid(mux: list[str], env: dict[str, str]) -> int | None:
+    done = subprocess.run(
+        [*mux[:-2], "-O", "check", "127.0.0.1"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    found = re.search(r"pid=(\d+)", done.stderr)
+    return int(found.group(1)) if found else None
+
+
 def timed(run: object, calls: int) -> list[float]:
     assert callable(run)
     samples = []
@@ -115,6 +179,7 @@ def main() -> int:
     }
     (local / "h").mkdir()
     results: dict[str, list[float]] = {}
+    cpu: dict[str, tuple[float, ...]] = {}  # per call: local processes, sshd side, master
     try:
         with ssh_machine() as machine:
             env.update(machine.client_env())
@@ -147,8 +212,20 @@ def main() -> int:
                 runs["forward"] = lambda: forwarded_once(str(forwards[0]))
             else:
                 print("(no forward was set up: this checkout predates it)")
+            master = master_pid(mux, env)
             for name, run in runs.items():
+                before = (
+                    own_children_cpu_ms(),
+                    tree_cpu_ms(machine.proc.pid),
+                    master_cpu_ms(master),
+                )
                 results[name] = timed(run, args.calls)
+                after = (
+                    own_children_cpu_ms(),
+                    tree_cpu_ms(machine.proc.pid),
+                    master_cpu_ms(master),
+                )
+                cpu[name] = tuple((b - a) / args.calls for a, b in zip(before, after, strict=True))
             run_quiet([*herdr, "server", "stop"], env)
             run_quiet([*mux[:-2], "-O", "exit", "127.0.0.1"], env)
     finally:
@@ -157,7 +234,11 @@ def main() -> int:
     print(f"--machine latency over loopback sshd (shared ControlMaster{rtt}), {args.calls} calls")
     for name, samples in results.items():
         p50, p99 = percentiles(samples)
-        print(f"{name:<9} p50 {p50:7.1f} ms  p99 {p99:7.1f} ms")
+        here, there, mux_cpu = cpu.get(name, (0.0, 0.0, 0.0))
+        print(
+            f"{name:<9} p50 {p50:7.1f} ms  p99 {p99:7.1f} ms  CPU/call: local {here:5.1f} ms,"
+            f" sshd side {there:5.1f} ms, master {mux_cpu:4.1f} ms"
+        )
     return 0
 
 
