@@ -7,6 +7,7 @@ The fallback is proven against an sshd with ``AllowStreamLocalForwarding no``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -22,7 +23,7 @@ import pytest
 
 from herdr.remote import forward
 from herdr_testing import HERDR, HerdrEnv, request, wait_until
-from herdr_testing.sshd import SshMachine, ssh_machine, sshd_missing_reason
+from herdr_testing.sshd import SshMachine, remote_pids, ssh_machine, sshd_missing_reason
 
 pytestmark = pytest.mark.slow
 
@@ -312,3 +313,51 @@ def test_socket_path_names_the_session_and_its_server(herdr_env: HerdrEnv) -> No
     assert live["server_protocol"] == 22
     named = json.loads(herdr_env.cli("api", "socket-path", "--session", "s2").stdout)
     assert named["socket_path"] == str(herdr_env.socket_path("s2"))
+
+
+def test_concurrent_first_calls_set_one_forward_up(
+    herdr_env: HerdrEnv, remote: SshMachine, short: Path
+) -> None:
+    local = local_env(herdr_env, remote, short / "ctl")
+    calls = [
+        subprocess.Popen(
+            [*HERDR, "--machine", remote.target, "workspace", "list"],
+            env=local.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    answers = [call.communicate(timeout=60) for call in calls]
+    assert [call.returncode for call in calls] == [0] * 4, answers
+    assert all(json.loads(out)["result"]["workspaces"] for out, _err in answers)
+    made = [p.name for p in (short / "ctl").glob("f-*.sock")]
+    assert made == [forward_socket(local, remote).name]
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_remote_attach_falls_back_to_the_relay_when_forwarding_is_refused(
+    herdr_env: HerdrEnv, no_forwarding: SshMachine
+) -> None:
+    from herdr_testing.remote_tui import RemoteTui
+
+    root = Path(tempfile.mkdtemp(prefix="hrt-", dir="/tmp"))
+    tui = RemoteTui(root, {**herdr_env.env, **no_forwarding.client_env()})
+    try:
+        tui.open("nf", "--remote", no_forwarding.target)
+        tui.wait_for("nf", " p1 ─", timeout=60)
+        tui.type("nf", "echo relayed-$((4*4))")
+        tui.keys("nf", "Enter")
+        tui.wait_for("nf", "relayed-16")
+        marker = f"HOME={no_forwarding.remote_env['HOME']}".encode()
+        cmdlines = []
+        for pid in remote_pids(marker):
+            with contextlib.suppress(OSError):
+                cmdlines.append(Path(f"/proc/{pid}/cmdline").read_bytes())
+        assert [c for c in cmdlines if b"api\0proxy" in c]  # the relay's remote proxies
+        tui.keys("nf", "C-b", "d")
+        assert "HERDR-EXIT=0" in tui.wait_for("nf", "HERDR-EXIT=")
+    finally:
+        tui.close()
+        shutil.rmtree(root, ignore_errors=True)
