@@ -116,6 +116,11 @@ def test_calls_go_through_the_forward_without_ssh(
     for args in (("pane", "list"), ("workspace", "list"), ("pane", "get", there[0]["pane_id"])):
         doc = ok(local, "--machine", remote.target, *args, env=NO_SSH)
         assert "result" in doc, doc
+    # the sidebar's reader goes the same way
+    from herdr.client.machines_probe import read_section
+
+    section = read_section(remote.target, {**local.env, **NO_SSH})
+    assert section.note == "" and section.workspaces, section
     # a remote error still comes back as the server's own answer, once
     assert (
         error_of(local.cli("--machine", remote.target, "pane", "get", "w9:p9", env=NO_SSH))["code"]
@@ -299,6 +304,31 @@ def test_a_stopped_server_behind_a_forward_is_server_not_running(
     wait_until(lambda: not remote.remote_socket("fw2").exists(), timeout=20, message="stop")
     error = error_of(local.cli("--machine", remote.target, "--session", "fw2", "pane", "list"))
     assert error["code"] == "server_not_running"
+    # the SDK (blocking and asyncio) says the same through the same forward
+    script = (
+        "import asyncio\n"
+        "from herdr.api.client import AsyncClient, Client, HerdrError\n"
+        f"t = {remote.target!r}\n"
+        "try:\n"
+        "    Client(machine=t, session='fw2').pane_list()\n"
+        "except HerdrError as exc:\n"
+        "    print(exc.code)\n"
+        "async def run():\n"
+        "    try:\n"
+        "        await AsyncClient(machine=t, session='fw2').pane_list()\n"
+        "    except HerdrError as exc:\n"
+        "        print(exc.code)\n"
+        "asyncio.run(run())\n"
+    )
+    done = subprocess.run(
+        [HERDR[0], "-c", script],
+        env=local.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.stdout.split() == ["server_not_running", "server_not_running"], done.stderr
 
 
 def test_socket_path_names_the_session_and_its_server(herdr_env: HerdrEnv) -> None:

@@ -480,6 +480,8 @@ class _MachineSocket(socket.socket):
     proc: Any = None
     label = ""
     route: tuple[str, str | None] | None = None
+    route_env: Any = None  # the environment to diagnose with (None: os.environ)
+    stderr: int | None = None
     eof_code = "machine_unreachable"
 
     def close(self) -> None:
