@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 QUERY_TIMEOUT_S = 30.0
 PROBE_TIMEOUT_S = 10.0
 REFUSED_TTL_S = 300.0  # how long a refusal is believed before forwarding is tried again
+MAX_SOCKET_PATH = 107  # bytes in a Unix socket path (a longer control dir: the proxy)
 OFF = "HERDR_SSH_FORWARD"  # "0": never forward (always the remote proxy)
 _PING = b'{"id":"herdr:forward-probe","method":"ping","params":{}}\n'
 
@@ -116,7 +117,7 @@ def remote_path_from(stdout: bytes) -> str | None:
     path = doc.get("socket_path")
     if not isinstance(path, str) or not path.startswith("/"):
         return None
-    if any(c in path for c in ": \t\n\r\0") or len(path.encode()) > 107:
+    if any(c in path for c in ": \t\n\r\0") or len(path.encode()) > MAX_SOCKET_PATH:
         return None
     return path
 

@@ -176,37 +176,48 @@ def stream(
     serving it (``None`` for a stream-local forward on the shared ControlMaster, see
     :mod:`herdr.remote.forward`), and a label. Falls back to ``ssh ... herdr api proxy``
     wherever the forward cannot be used."""
-    from herdr.remote import forward
-
-    if forward.enabled(env):
-        control = control_dir(env)
-        local = forward.local_path(control, forward.route_key(name_or_target, session, env))
-        try:
-            sock = forward.connect_local(local)  # the common case: no process at all
-            if sock is None:
-                label, target = resolve(name_or_target, env)
-                config = env.get("HERDR_SSH_CONFIG") or None
-                fwd = forward.Forward(
-                    label,
-                    target,
-                    config=config,
-                    control=control,
-                    local=local,
-                    session=session,
-                    env=env,
-                    stderr=stderr,
-                )
-                sock = fwd.open()
-        except forward.ForwardRefused as exc:
-            raise MachineError("machine_unreachable", str(exc)) from None
-        except OSError as exc:
-            raise MachineError("machine_unreachable", f"{local}: {exc}") from None
-        if sock is not None:
-            sock.settimeout(None)
-            return sock.detach(), None, name_or_target
+    sock = _forwarded(name_or_target, session, env, stderr)
+    if sock is not None:
+        sock.settimeout(None)
+        return sock.detach(), None, name_or_target
     from herdr.remote import ssh_command
 
     return spawn(name_or_target, ssh_command.proxy_words(session), env, stderr=stderr)
+
+
+def _forwarded(
+    name_or_target: str, session: str | None, env: Mapping[str, str], stderr: int | None
+) -> _socket.socket | None:
+    """A connection through the machine's forward, set up if needed (``None``: use the
+    proxy: forwarding is off, refused there, or the control dir's path is too long)."""
+    from herdr.remote import forward
+
+    if not forward.enabled(env):
+        return None
+    control = control_dir(env)
+    local = forward.local_path(control, forward.route_key(name_or_target, session, env))
+    if len(os.fsencode(local)) > forward.MAX_SOCKET_PATH:
+        return None
+    try:
+        sock = forward.connect_local(local)  # the common case: no process at all
+        if sock is not None:
+            return sock
+        label, target = resolve(name_or_target, env)
+        fwd = forward.Forward(
+            label,
+            target,
+            config=env.get("HERDR_SSH_CONFIG") or None,
+            control=control,
+            local=local,
+            session=session,
+            env=env,
+            stderr=stderr,
+        )
+        return fwd.open()
+    except forward.ForwardRefused as exc:
+        raise MachineError("machine_unreachable", str(exc)) from None
+    except OSError as exc:
+        raise MachineError("machine_unreachable", f"{local}: {exc}") from None
 
 
 def diagnose(
