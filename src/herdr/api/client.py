@@ -662,7 +662,7 @@ class AsyncClient(_Methods):
                 proc = self._ssh.get(id(writer))
                 try:
                     answer = await asyncio.wait_for(reader.readline(), timeout)
-                except ConnectionResetError:  # ssh exited before reading what we sent
+                except (ConnectionResetError, BrokenPipeError):  # closed before it read ours
                     if self.machine is None:
                         raise
                     answer = b""
