@@ -391,3 +391,35 @@ def test_remote_attach_falls_back_to_the_relay_when_forwarding_is_refused(
     finally:
         tui.close()
         shutil.rmtree(root, ignore_errors=True)
+
+
+@ROOT_ONLY
+@pytest.mark.skipif(not os.path.exists("/usr/bin/python3"), reason="no system python3")
+def test_another_user_cannot_reach_the_forward(
+    herdr_env: HerdrEnv, remote: SshMachine, short: Path
+) -> None:
+    local = local_env(herdr_env, remote, short / "ctl")
+    ok(local, "--machine", remote.target, "pane", "list")
+    path = forward_socket(local, remote)
+    assert path.is_socket()
+    short.chmod(0o755)  # only the control dir itself (0700) stands in the way
+    probe = (
+        "import socket, sys\n"
+        "s = socket.socket(socket.AF_UNIX)\n"
+        "try:\n"
+        "    s.connect(sys.argv[1])\n"
+        "except OSError as exc:\n"
+        "    print(type(exc).__name__)\n"
+        "else:\n"
+        "    print('connected')\n"
+    )
+    done = subprocess.run(
+        ["/usr/bin/python3", "-c", probe, str(path)],
+        user=65534,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+        cwd="/",
+    )
+    assert done.stdout.strip() == "PermissionError", done.stderr
