@@ -1,8 +1,9 @@
 """``herdr --remote TARGET [--session N] [--remote-keybindings local|server]``.
 
-The TUI runs here, against a local relay socket whose connections are ssh streams to
-the remote server (:mod:`herdr.remote.relay`), so keystrokes are drawn from the rows
-the remote server sends without waiting on any remote rendering. When the connection
+The TUI runs here, against a stream-local forward on the attach's ControlMaster
+(:mod:`herdr.remote.forward`; else a local relay socket whose connections are ssh
+streams to the remote proxy, :mod:`herdr.remote.relay`), so keystrokes are drawn from
+the rows the remote server sends without waiting on any remote rendering. When the connection
 drops, the TUI restores the terminal, one line says so, and herdr reconnects with
 backoff; the remote server and its agents never notice beyond a detached client.
 """

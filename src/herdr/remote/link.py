@@ -3,7 +3,8 @@
 With ``remote.manage_ssh_config`` (the default) herdr writes a temp ssh config that
 ``Include``s the user's (``$HERDR_SSH_CONFIG`` or ``~/.ssh/config``) and adds fallback
 ``ServerAlive*`` options, and every ssh of the attach shares one per-attach
-ControlMaster in a private temp dir, stopped (``ssh -O exit``) when the attach ends.
+ControlMaster in a private temp dir, stopped (``ssh -O exit``) when the attach ends;
+the TUI reaches the remote server through a stream-local forward on that master.
 With it off, every connection is a plain ``ssh`` with the user's config.
 """
 
