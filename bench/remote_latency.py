@@ -6,14 +6,19 @@ run, from a PTY this script owns, it measures key -> echo for
 
 * ``ssh``: ``ssh -tt 127.0.0.1 /bin/sh`` (the remote pty echoes the key),
 * ``herdr``: ``herdr --remote ssh://127.0.0.1:PORT``, whose remote pane runs sh: the
-  key goes local TUI -> (its socket, handed to) ssh -> ``herdr api proxy`` -> remote
-  server -> pane, and the echo comes back as rows the local TUI draws;
-* ``herdr-C``: the same with ssh ``Compression yes`` (does compressing the attach
+  key goes local TUI -> (a stream-local forward on) the attach's ssh ControlMaster ->
+  sshd -> remote server -> pane, and the echo comes back as rows the local TUI draws;
+* ``herdr-proxy``: the same with ``HERDR_SSH_FORWARD=0``, i.e. each connection handed
+  to an ``ssh ... herdr api proxy`` (the path before the forward);
+* ``herdr-C`` (``--compression``): ssh ``Compression yes`` (does compressing the attach
   stream help? On loopback it can only cost; measured so the default is a choice).
 
 Each sample writes one letter to the outer PTY and waits for the chunk holding it (see
 ``keystroke_latency.py``). Prints p50/p99 per run and the herdr/ssh p50 ratio (target
-<= 1.5x). Usage: ``python bench/remote_latency.py [--keys 200]``.
+<= 1.5x). ``--rtt-ms N`` sends every ssh connection (plain ssh's and herdr's alike)
+through ``delay_proxy.py``, which holds each chunk N/2 ms each way: a network round
+trip without touching the machine's loopback. Usage: ``python bench/remote_latency.py
+[--keys 200] [--rtt-ms 10] [--compression]``.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from keystroke_latency import Outer  # type: ignore[import-not-found]  # bench/ is on sys.path
+from machine_latency import delayed_config  # type: ignore[import-not-found]  # bench/
 
 from herdr_testing.sshd import ssh_machine, sshd_missing_reason
 
@@ -54,6 +60,8 @@ def main() -> int:
     parser.add_argument("--keys", type=int, default=200)
     parser.add_argument("--cols", type=int, default=120)
     parser.add_argument("--rows", type=int, default=40)
+    parser.add_argument("--rtt-ms", type=float, default=0.0, help="simulated round trip")
+    parser.add_argument("--compression", action="store_true", help="also herdr-C")
     args = parser.parse_args()
     reason = sshd_missing_reason()
     if reason is not None:
@@ -74,15 +82,19 @@ def main() -> int:
     try:
         with ssh_machine() as machine:
             env.update(machine.client_env())
-            cfg = ["-F", str(machine.ssh_config), "-p", str(machine.port)]
+            config = delayed_config(machine.ssh_config, local, args.rtt_ms)
+            env["HERDR_SSH_CONFIG"] = str(config)
+            cfg = ["-F", str(config), "-p", str(machine.port)]
             compressed = local / "ssh_config_compressed"
-            compressed.write_text(f"Compression yes\nInclude {machine.ssh_config}\n")
+            compressed.write_text(f"Compression yes\nInclude {config}\n")
             herdr = [sys.executable, "-m", "herdr", "--remote", machine.target]
             runs = {
                 "ssh": (["ssh", *cfg, "-tt", "127.0.0.1", "/bin/sh"], b"# ", {}),
                 "herdr": (herdr, b" p1 ", {}),
-                "herdr-C": (herdr, b" p1 ", {"HERDR_SSH_CONFIG": str(compressed)}),
+                "herdr-proxy": (herdr, b" p1 ", {"HERDR_SSH_FORWARD": "0"}),
             }
+            if args.compression:
+                runs["herdr-C"] = (herdr, b" p1 ", {"HERDR_SSH_CONFIG": str(compressed)})
             for name, (argv, ready, extra) in runs.items():
                 outer = Outer(argv, {**env, **extra}, args.cols, args.rows)
                 try:
@@ -96,10 +108,11 @@ def main() -> int:
                 time.sleep(0.2)
     finally:
         shutil.rmtree(local, ignore_errors=True)
-    print(f"remote echo latency over loopback sshd, {args.cols}x{args.rows}, {args.keys} keys")
+    rtt = f", simulated RTT {args.rtt_ms:g} ms" if args.rtt_ms else ""
+    print(f"remote echo latency over loopback sshd{rtt}, {args.cols}x{args.rows}, {args.keys} keys")
     for name, samples in results.items():
         p50, p99 = percentiles(samples)
-        print(f"{name:<8} n={len(samples):4d}  p50 {p50:6.2f} ms  p99 {p99:6.2f} ms")
+        print(f"{name:<11} n={len(samples):4d}  p50 {p50:6.2f} ms  p99 {p99:6.2f} ms")
     if "herdr" in results and "ssh" in results:
         ratio = statistics.median(results["herdr"]) / statistics.median(results["ssh"])
         print(f"herdr --remote / ssh p50 ratio: {ratio:.2f}x (target <= 1.5x)")

@@ -104,12 +104,31 @@ class SshMachine:
                     argv = fh.read().split(b"\0")
             except OSError:
                 continue
+            if argv and self._is_master(argv[0]):
+                found.append(int(entry))
+                continue
             if not argv or not argv[0].endswith(b"ssh"):
                 continue
             pairs = [list(p) for p in itertools.pairwise(argv)]
             if any(marker in a for a in argv) or port in pairs:
                 found.append(int(entry))
         return found
+
+    def _is_master(self, title: bytes) -> bool:
+        """A ControlMaster (ssh retitles it ``ssh: CONTROL_PATH [mux]``) of this machine:
+        its ControlPath is under our root, or in an attach dir whose config includes ours."""
+        if not (title.startswith(b"ssh: ") and title.endswith(b" [mux]")):
+            return False
+        control = Path(os.fsdecode(title[len(b"ssh: ") : -len(b" [mux]")]))
+        if control.is_relative_to(self.root):
+            return True
+        with contextlib.suppress(OSError):
+            return (
+                (control.parent / "ssh_config")
+                .read_text()
+                .startswith(f"Include {self.ssh_config}\n")
+            )
+        return False
 
     def remote_socket(self, session: str | None = None) -> Path:
         base = Path(self.remote_env["XDG_CONFIG_HOME"]) / "herdr"
@@ -204,12 +223,15 @@ def _user() -> str:
 
 
 @contextlib.contextmanager
-def ssh_machine(*, with_herdr: bool = True, extra_path: str = "") -> Iterator[SshMachine]:
+def ssh_machine(
+    *, with_herdr: bool = True, extra_path: str = "", sshd_extra: str = ""
+) -> Iterator[SshMachine]:
     """Start a loopback sshd whose sessions live in a private "remote" tree.
 
     ``with_herdr`` puts a ``herdr`` (this checkout) in the remote ``~/.local/bin``;
     without it the remote has no herdr at all (the bootstrap case). ``extra_path`` is
-    prepended to the remote PATH (e.g. a python3 with pip for the install).
+    prepended to the remote PATH (e.g. a python3 with pip for the install);
+    ``sshd_extra`` is appended to sshd_config (e.g. ``AllowStreamLocalForwarding no``).
     """
     root = Path(tempfile.mkdtemp(prefix="hs-", dir="/tmp"))
     try:
@@ -242,7 +264,7 @@ def ssh_machine(*, with_herdr: bool = True, extra_path: str = "") -> Iterator[Ss
             "PubkeyAuthentication yes\nUsePAM no\nStrictModes no\n"
             "PermitRootLogin prohibit-password\nLogLevel VERBOSE\nMaxSessions 50\n"
             "MaxStartups 50\n"
-            f"SetEnv {set_env}\n"
+            f"SetEnv {set_env}\n{sshd_extra}"
         )
         ssh_config = root / "ssh_config"
         ssh_config.write_text(

@@ -1,10 +1,12 @@
 """``herdr --remote ssh://127.0.0.1:PORT`` in a real tmux against a real loopback sshd.
 
-The TUI runs locally; its attach stream and requests go through ssh to the remote's
-``herdr api proxy``. Covered: attach, run a command, see its output, detach,
-reattach (the output is still there: the remote server kept the pane); killing the
-ssh connection mid-attach (the TUI says so in one line and reconnects, the remote
-server never stops); a non-interactive ``--remote`` without a terminal.
+The TUI runs locally; its attach stream and requests go through a stream-local forward
+on the attach's ControlMaster straight to the remote server's socket (the remote
+``herdr api proxy`` only when the ssh config is not managed). Covered: attach, run a
+command, see its output, detach, reattach (the output is still there: the remote
+server kept the pane); killing the ssh connection mid-attach (the TUI says so in one
+line and reconnects, the remote server never stops); a non-interactive ``--remote``
+without a terminal.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import pytest
 
 from herdr_testing import HerdrEnv, pings, request, wait_until
 from herdr_testing.remote_tui import RemoteTui
-from herdr_testing.sshd import SshMachine
+from herdr_testing.sshd import SshMachine, remote_pids
 
 pytestmark = [
     pytest.mark.slow,
@@ -79,6 +81,33 @@ def test_attach_run_detach_reattach(tui: RemoteTui, sshd: SshMachine, herdr_env:
     tui.wait_for("two", "remote-42")  # the same remote pane, its output still there
     tui.keys("two", "C-b", "d")
     assert "HERDR-EXIT=0" in tui.wait_for("two", "HERDR-EXIT=")
+
+
+def remote_proxies(sshd: SshMachine) -> list[int]:
+    """``herdr api proxy`` processes running on the "remote" machine."""
+    found = []
+    for pid in remote_pids(f"HOME={sshd.remote_env['HOME']}".encode()):
+        with contextlib.suppress(OSError):
+            if b"api\0proxy" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(pid)
+    return found
+
+
+def test_attach_goes_through_the_forward(tui: RemoteTui, sshd: SshMachine) -> None:
+    attach(tui, sshd, "fw")
+    tui.type("fw", "echo fwd-$((5*5))")
+    tui.keys("fw", "Enter")
+    tui.wait_for("fw", "fwd-25")
+    assert remote_proxies(sshd) == []  # no remote Python relays the attach stream
+    forwards = [
+        p / "fwd.sock"
+        for p in Path("/tmp").glob("herdr-r-*")
+        if (p / "ssh_config").is_file()
+        and (p / "ssh_config").read_text().startswith(f"Include {sshd.ssh_config}\n")
+    ]
+    assert [f for f in forwards if f.is_socket()], forwards
+    tui.keys("fw", "C-b", "d")
+    assert "HERDR-EXIT=0" in tui.wait_for("fw", "HERDR-EXIT=")
 
 
 def test_killed_ssh_is_noticed_and_reconnected(tui: RemoteTui, sshd: SshMachine) -> None:

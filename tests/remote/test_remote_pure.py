@@ -115,3 +115,47 @@ def test_remote_command_quotes_words() -> None:
     assert cmd.startswith("sh -c ") and cmd.endswith("herdr api proxy --session 'a b'")
     over = ssh_command.remote_herdr(["api", "proxy"], {"HERDR_REMOTE_HERDR": "/opt/herdr"})
     assert over == "/opt/herdr api proxy"
+
+
+@pytest.mark.parametrize(
+    ("stdout", "want"),
+    [
+        (b'{"socket_path":"/r/herdr.sock","server_protocol":22,"protocol":22}\n', "/r/herdr.sock"),
+        (b'motd\n{"socket_path":"/r/h.sock","server_protocol":22}\n', "/r/h.sock"),
+        (b'{"socket_path":"/r/herdr.sock","server_protocol":null,"protocol":22}\n', None),
+        (b'{"socket_path":"/r/herdr.sock","server_protocol":21}\n', None),
+        (b'{"socket_path":"relative.sock","server_protocol":22}\n', None),
+        (b'{"socket_path":"/a:b/herdr.sock","server_protocol":22}\n', None),
+        (b'{"socket_path":"/a b/herdr.sock","server_protocol":22}\n', None),
+        (b'{"socket_path":"/' + b"x" * 120 + b'","server_protocol":22}\n', None),
+        (b"usage: herdr api ...\n", None),
+        (b"", None),
+    ],
+    ids=[
+        "live",
+        "motd-first",
+        "no-server",
+        "other-protocol",
+        "relative",
+        "colon",
+        "blank",
+        "too-long",
+        "old-herdr",
+        "nothing",
+    ],
+)
+def test_forwardable_remote_paths(stdout: bytes, want: str | None) -> None:
+    from herdr.remote.forward import remote_path_from
+
+    assert remote_path_from(stdout) == want
+
+
+def test_route_keys_follow_what_names_the_route() -> None:
+    from herdr.remote.forward import route_key
+
+    env = {"XDG_CONFIG_HOME": "/nonexistent-herdr-test"}
+    base = route_key("box", None, env)
+    assert base == route_key("box", None, dict(env))
+    assert base != route_key("box", "s2", env)
+    assert base != route_key("other", None, env)
+    assert base != route_key("box", None, {**env, "HERDR_SSH_CONFIG": "/x"})

@@ -347,16 +347,16 @@ class Client(_Methods):
 
     def _connect_machine(self) -> socket.socket:
         """A stream over ssh (one shared ControlMaster per machine) to its server."""
-        from herdr.remote import ssh_command, ssh_stream
+        from herdr.remote import ssh_stream
 
         assert self.machine is not None
-        words = ssh_command.proxy_words(self._session)
         try:
-            fd, proc, label = ssh_stream.spawn(self.machine, words, os.environ)
+            fd, proc, label = ssh_stream.stream(self.machine, self._session, os.environ)
         except ssh_stream.MachineError as exc:
             raise HerdrError(exc.code, exc.message) from None
         sock = _MachineSocket(fileno=fd)
         sock.proc, sock.label = proc, label
+        sock.route = (self.machine, self._session) if proc is None else None
         return sock
 
     def _connect(self, retries: Iterator[float] | None = None) -> socket.socket:
@@ -411,7 +411,8 @@ class Client(_Methods):
                         raise
                     first = b""
                 if not first and isinstance(sock, _MachineSocket):
-                    raise HerdrError("machine_unreachable", sock.eof_reason())
+                    reason = sock.eof_reason()
+                    raise HerdrError(sock.eof_code, reason)
                 envelope = _decode(first)
             except BaseException:
                 sock.close()
@@ -473,10 +474,15 @@ class Client(_Methods):
 
 
 class _MachineSocket(socket.socket):
-    """A ``socketpair`` end whose peer is ``ssh ... herdr api proxy`` (reaped on close)."""
+    """A stream-local forward's connection, or a ``socketpair`` end whose peer is ``ssh
+    ... herdr api proxy`` (reaped on close)."""
 
     proc: Any = None
     label = ""
+    route: tuple[str, str | None] | None = None
+    route_env: Any = None  # the environment to diagnose with (None: os.environ)
+    stderr: int | None = None
+    eof_code = "machine_unreachable"
 
     def close(self) -> None:
         super().close()
@@ -577,21 +583,23 @@ class AsyncClient(_Methods):
         """A stream over ssh to the machine's server (finished ssh processes are reaped)."""
         import asyncio
 
-        from herdr.remote import ssh_command, ssh_stream
+        from herdr.remote import ssh_stream
 
         assert self.machine is not None
         for key, proc in list(self._ssh.items()):
             if proc.poll() is not None:
                 del self._ssh[key]
-        words = ssh_command.proxy_words(self._session)
         try:
-            fd, proc, _label = ssh_stream.spawn(self.machine, words, os.environ)
+            fd, proc, _label = await asyncio.to_thread(
+                ssh_stream.stream, self.machine, self._session, os.environ
+            )
         except ssh_stream.MachineError as exc:
             raise HerdrError(exc.code, exc.message) from None
         reader, writer = await asyncio.open_unix_connection(
             sock=socket.socket(fileno=fd), limit=_MAX_LINE
         )
-        self._ssh[id(writer)] = proc
+        if proc is not None:
+            self._ssh[id(writer)] = proc
         return reader, writer
 
     async def _open(
@@ -654,17 +662,22 @@ class AsyncClient(_Methods):
                 proc = self._ssh.get(id(writer))
                 try:
                     answer = await asyncio.wait_for(reader.readline(), timeout)
-                except ConnectionResetError:  # ssh exited before reading what we sent
-                    if proc is None:
+                except (ConnectionResetError, BrokenPipeError):  # closed before it read ours
+                    if self.machine is None:
                         raise
                     answer = b""
-                if not answer and proc is not None:
-                    from herdr.remote.ssh_stream import reap
+                if not answer and self.machine is not None:
+                    from herdr.remote.ssh_stream import diagnose, reap
 
-                    code = await asyncio.to_thread(reap, proc)
+                    if proc is None:  # a forwarded stream: the remote proxy says why
+                        code, message = await asyncio.to_thread(
+                            diagnose, self.machine, self._session, os.environ
+                        )
+                        raise HerdrError(code, message)
+                    status = await asyncio.to_thread(reap, proc)
                     raise HerdrError(
                         "machine_unreachable",
-                        f"the connection to {self.machine} closed (ssh exit {code})",
+                        f"the connection to {self.machine} closed (ssh exit {status})",
                     )
                 envelope = _decode(answer.rstrip(b"\n"))
             except BaseException:

@@ -352,6 +352,8 @@ def _add_api(nouns: Nouns) -> None:
     ensure = verbs.add_parser("ensure-server")
     ensure.add_argument("--with-config", action="store_true")
     ensure.set_defaults(handler=_lazy("herdr.remote.ensure", "run_ensure_server"))
+    where = verbs.add_parser("socket-path")
+    where.set_defaults(handler=_lazy("herdr.remote.socket_path", "run_socket_path"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -218,7 +218,8 @@ def request(
                     raise
                 line = b""  # ssh exited before reading what we sent (a reset)
             if not line and eof_reason is not None:
-                raise RequestFailed("machine_unreachable", eof_reason())
+                reason = eof_reason()
+                raise RequestFailed(getattr(sock, "eof_code", "machine_unreachable"), reason)
         finally:
             sock.close()
         envelope = decode(line, method)

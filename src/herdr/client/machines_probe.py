@@ -38,28 +38,30 @@ def saved_names(env: Mapping[str, str]) -> list[str]:
 def read_section(name: str, env: Mapping[str, str], timeout: float = TIMEOUT_S) -> MachineSection:
     """One machine's section (blocking: runs on a worker thread)."""
     from herdr.cli.transport import RequestFailed, decode, encode_request, read_line
-    from herdr.remote import ssh_command, ssh_stream
+    from herdr.remote import ssh_stream
 
     try:
-        fd, proc, label = ssh_stream.spawn(
-            name, ssh_command.proxy_words(None), env, stderr=subprocess.DEVNULL
-        )
+        fd, proc, label = ssh_stream.stream(name, None, env, stderr=subprocess.DEVNULL)
     except ssh_stream.MachineError as exc:
         return failed_section(name, exc.code, exc.message)
     sock = ssh_stream.MachineSocket(fileno=fd)
     sock.proc, sock.label = proc, label
+    sock.route = (name, None) if proc is None else None
+    sock.route_env, sock.stderr = env, subprocess.DEVNULL
     try:
         sock.settimeout(timeout)
         sock.sendall(encode_request("session.snapshot", {}))
         line = read_line(sock, "session.snapshot", bytearray())
         if not line:
-            return failed_section(name, "machine_unreachable", sock.eof_reason())
+            reason = sock.eof_reason()
+            return failed_section(name, sock.eof_code, reason)
         envelope = decode(line, "session.snapshot")
     except RequestFailed as exc:
         if exc.code == "timeout":
             return failed_section(name, exc.code, exc.message)
         # a reset: ssh exited before reading what we sent (as the CLI's transport reads it)
-        return failed_section(name, "machine_unreachable", sock.eof_reason())
+        reason = sock.eof_reason()
+        return failed_section(name, sock.eof_code, reason)
     except OSError as exc:
         return failed_section(name, "machine_unreachable", str(exc))
     finally:

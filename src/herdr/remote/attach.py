@@ -1,8 +1,9 @@
 """``herdr --remote TARGET [--session N] [--remote-keybindings local|server]``.
 
-The TUI runs here, against a local relay socket whose connections are ssh streams to
-the remote server (:mod:`herdr.remote.relay`), so keystrokes are drawn from the rows
-the remote server sends without waiting on any remote rendering. When the connection
+The TUI runs here, against a stream-local forward on the attach's ControlMaster
+(:mod:`herdr.remote.forward`; else a local relay socket whose connections are ssh
+streams to the remote proxy, :mod:`herdr.remote.relay`), so keystrokes are drawn from
+the rows the remote server sends without waiting on any remote rendering. When the connection
 drops, the TUI restores the terminal, one line says so, and herdr reconnects with
 backoff; the remote server and its agents never notice beyond a detached client.
 """
@@ -12,7 +13,8 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 
 from herdr.cli.main import CliError, UsageError
 from herdr.cli.transport import RequestFailed, check_protocol
@@ -27,6 +29,7 @@ from herdr.remote.ssh_stream import MachineError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    import subprocess
 
     from herdr.client.settings import UiSettings
 
@@ -104,14 +107,23 @@ def run_machine(
         if not (os.isatty(0) and os.isatty(1)):
             raise CliError("the TUI needs a terminal on stdin and stdout")
         settings = _settings(link, doc if server_keys else None)
-        relay = Relay(link.directory, lambda first, fd: link.spawn_on(fd, session, mux=_mux(first)))
-        return _attach_loop(link, relay.path, settings, session)
+        fwd = link.forward(session)
+        if fwd is not None:  # the TUI connects through the master straight to the server
+            path, prepare = fwd.local, partial(link.reopen, fwd)
+        else:
+            relay = Relay(link.directory, partial(_spawn, link, session))
+            path, prepare = relay.path, None
+        return _attach_loop(link, path, settings, session, prepare)
     except RemoteError as exc:
         raise CliError(f"{exc.code}: {exc.message}") from None
     finally:
         if relay is not None:
             relay.close()
         link.close()
+
+
+def _spawn(link: Link, session: str | None, first: bytes, fd: int) -> subprocess.Popen[bytes]:
+    return link.spawn_on(fd, session, mux=_mux(first))
 
 
 def _mux(first_line: bytes) -> bool:
@@ -145,7 +157,11 @@ def _settings(link: Link, remote_doc: dict[str, object] | None) -> UiSettings:
 
 
 def _attach_loop(
-    link: Link, relay_path: str, settings: UiSettings, session: str | None
+    link: Link,
+    relay_path: str,
+    settings: UiSettings,
+    session: str | None,
+    prepare: Callable[[], None] | None = None,
 ) -> int | Switch:
     from herdr.client.app import App
 
@@ -162,7 +178,7 @@ def _attach_loop(
             break
         sys.stderr.write(f"herdr: connection to {link.label} lost — reconnecting\n")
         sys.stderr.flush()
-        failure = reconnect(relay_path)
+        failure = reconnect(relay_path, prepare)
         if failure is not None:
             print(f"herdr: could not reconnect to {link.label}: {failure}", file=sys.stderr)
             return 1
@@ -180,8 +196,9 @@ def _attach_loop(
     return 1
 
 
-def reconnect(relay_path: str) -> str | None:
-    """Ping the remote server through the relay with backoff; ``None`` once it answers."""
+def reconnect(relay_path: str, prepare: Callable[[], None] | None = None) -> str | None:
+    """Ping the remote server through the relay with backoff; ``None`` once it answers.
+    ``prepare`` (the forward's reopen) runs before each ping and may refuse the same way."""
     deadline = time.monotonic() + RECONNECT_BUDGET_S
     attempt = 0
     last = "no answer"
@@ -189,6 +206,8 @@ def reconnect(relay_path: str) -> str | None:
         time.sleep(RECONNECT_DELAYS_S[min(attempt, len(RECONNECT_DELAYS_S) - 1)])
         attempt += 1
         try:
+            if prepare is not None:
+                prepare()
             check_protocol(relay_path)
             return None
         except RequestFailed as exc:

@@ -3,7 +3,8 @@
 With ``remote.manage_ssh_config`` (the default) herdr writes a temp ssh config that
 ``Include``s the user's (``$HERDR_SSH_CONFIG`` or ``~/.ssh/config``) and adds fallback
 ``ServerAlive*`` options, and every ssh of the attach shares one per-attach
-ControlMaster in a private temp dir, stopped (``ssh -O exit``) when the attach ends.
+ControlMaster in a private temp dir, stopped (``ssh -O exit``) when the attach ends;
+the TUI reaches the remote server through a stream-local forward on that master.
 With it off, every connection is a plain ``ssh`` with the user's config.
 """
 
@@ -17,7 +18,10 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from herdr.cli.transport import RequestFailed
 from herdr.remote import ssh_command
+from herdr.remote.forward import Forward, ForwardRefused
+from herdr.remote.forward import enabled as forwarding_enabled
 from herdr.remote.ssh_stream import resolve
 from herdr.remote.target import Target
 
@@ -98,6 +102,45 @@ class Link:
                 stderr=log,
                 close_fds=True,
             )
+
+    def forward(self, session: str | None) -> Forward | None:
+        """The attach's stream-local forward (``<dir>/fwd.sock`` on the per-attach
+        ControlMaster), so the TUI connects straight to the remote server's socket;
+        ``None`` when the config is not managed or sshd refuses it (then the relay)."""
+        if not self.managed or not forwarding_enabled(self.env):
+            return None
+        fwd = Forward(
+            self.label,
+            self.target,
+            config=os.path.join(self.directory, "ssh_config"),
+            control=self.directory,
+            local=os.path.join(self.directory, "fwd.sock"),
+            session=session,
+            env=self.env,
+        )
+        try:
+            self.reopen(fwd)
+        except RequestFailed:
+            return None
+        return fwd
+
+    def reopen(self, fwd: Forward) -> None:
+        """Make sure the forward answers, setting a new master and forward up after a
+        lost connection; ``server_not_running`` when no server answers there."""
+        with open(self.log_path, "ab") as log:
+            fwd.stderr = log.fileno()
+            try:
+                sock = fwd.open()
+            except (OSError, ForwardRefused) as exc:
+                raise RequestFailed("machine_unreachable", str(exc)) from None
+            finally:
+                fwd.stderr = None
+        if sock is not None:
+            sock.close()
+            return
+        if fwd.no_server:
+            raise RequestFailed("server_not_running", f"no herdr server is running on {self.label}")
+        raise RequestFailed("machine_unreachable", f"no forward to {self.label}: {self.log_tail()}")
 
     def log_tail(self, lines: int = 3) -> str:
         try:
