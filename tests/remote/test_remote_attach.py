@@ -178,3 +178,40 @@ def test_server_keybindings_come_from_the_remote_config(tui: RemoteTui, sshd: Ss
         assert "HERDR-EXIT=0" in tui.wait_for("keys", "HERDR-EXIT=")
     finally:
         remote_config.unlink()
+
+
+CLIPBOARD_TOOLS = Path(__file__).resolve().parents[1] / "fixtures" / "clipboard"
+
+
+def test_ctrl_v_pastes_a_clipboard_image_as_a_remote_path(
+    herdr_env: HerdrEnv, sshd: SshMachine
+) -> None:
+    root = Path(tempfile.mkdtemp(prefix="hrt-", dir="/tmp"))
+    board = root / "board"
+    board.mkdir()
+    (board / "types").write_text("image/png\n")
+    image = b"\x89PNG\r\n\x1a\n" + b"remote-paste" * 50
+    (board / "image.png").write_bytes(image)
+    env = {**herdr_env.env, **sshd.client_env()}
+    env.update(
+        PATH=f"{CLIPBOARD_TOOLS}:{env['PATH']}", WAYLAND_DISPLAY="w-test", FAKE_CLIPBOARD=str(board)
+    )
+    tui = RemoteTui(root, env)
+    try:
+        attach(tui, sshd, "img")
+        tui.type("img", "stty -icanon -iexten -echo; echo READY; cat -v")
+        tui.keys("img", "Enter")
+        tui.wait_for("img", "│READY")
+        tui.keys("img", "C-v")  # the local clipboard's image, as a file over there
+        screen = tui.wait_for("img", "clipboard.png")
+        words = screen.replace("│", " ").split()  # the sidebar's border runs into the row
+        path = Path(next(w for w in words if w.endswith("/clipboard.png")))
+        assert path.read_bytes() == image  # the loopback "remote" shares this file system
+        path.unlink()
+        path.parent.rmdir()
+    finally:
+        tui.close()
+        for pid in sshd.ssh_clients():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(root, ignore_errors=True)

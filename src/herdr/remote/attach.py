@@ -164,11 +164,18 @@ def _attach_loop(
     prepare: Callable[[], None] | None = None,
 ) -> int | Switch:
     from herdr.client.app import App
+    from herdr.remote.upload import upload
 
     label = f"{link.label}:{session}" if session else link.label
     notice = f"on machine {link.label} (prefix+m: next machine)"
     while True:
-        app = App(relay_path, settings=settings, session_label=label, on_machine=link.label)
+        app = App(
+            relay_path,
+            settings=settings,
+            session_label=label,
+            on_machine=link.label,
+            uploader=lambda data: upload(link, data),  # ctrl+v: remote_image_paste
+        )
         if notice and not app.message:
             app.message, notice = notice, ""
         reason = app.run()  # the terminal is restored when it returns
