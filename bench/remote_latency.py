@@ -10,6 +10,9 @@ run, from a PTY this script owns, it measures key -> echo for
   sshd -> remote server -> pane, and the echo comes back as rows the local TUI draws;
 * ``herdr-proxy``: the same with ``HERDR_SSH_FORWARD=0``, i.e. each connection handed
   to an ``ssh ... herdr api proxy`` (the path before the forward);
+* ``ssh+tmux``: ``ssh -tt 127.0.0.1 tmux new-session /bin/sh`` — the peer a user would
+  otherwise pick, through the same sshd (a multiplexer in the path at all: the floor
+  for any remote attach that keeps sessions);
 * ``herdr-C`` (``--compression``): ssh ``Compression yes`` (does compressing the attach
   stream help? On loopback it can only cost; measured so the default is a choice).
 
@@ -93,6 +96,10 @@ def main() -> int:
                 "herdr": (herdr, b" p1 ", {}),
                 "herdr-proxy": (herdr, b" p1 ", {"HERDR_SSH_FORWARD": "0"}),
             }
+            tmux_name = f"hrl{os.getpid()}"
+            if shutil.which("tmux"):
+                tmux = ["tmux", "-L", tmux_name, "-f", "/dev/null", "new-session", "/bin/sh"]
+                runs["ssh+tmux"] = (["ssh", *cfg, "-tt", "127.0.0.1", *tmux], b"# ", {})
             if args.compression:
                 runs["herdr-C"] = (herdr, b" p1 ", {"HERDR_SSH_CONFIG": str(compressed)})
             for name, (argv, ready, extra) in runs.items():
@@ -106,6 +113,7 @@ def main() -> int:
                     outer.drain(0.3, 5)
                     outer.close()
                 time.sleep(0.2)
+            machine.ssh(f"tmux -L {tmux_name} kill-server")
     finally:
         shutil.rmtree(local, ignore_errors=True)
     rtt = f", simulated RTT {args.rtt_ms:g} ms" if args.rtt_ms else ""
@@ -116,6 +124,9 @@ def main() -> int:
     if "herdr" in results and "ssh" in results:
         ratio = statistics.median(results["herdr"]) / statistics.median(results["ssh"])
         print(f"herdr --remote / ssh p50 ratio: {ratio:.2f}x (target <= 1.5x)")
+    if "ssh+tmux" in results and "ssh" in results:
+        ratio = statistics.median(results["ssh+tmux"]) / statistics.median(results["ssh"])
+        print(f"ssh+tmux / ssh p50 ratio: {ratio:.2f}x")
     return 0
 
 
