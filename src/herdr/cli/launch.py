@@ -147,8 +147,12 @@ def _allow_nested() -> bool:
 
 
 def preload_client() -> None:
-    """Import the TUI client (~150 ms of module set-up, the bulk of a reattach)."""
-    import herdr.client.app  # noqa: F401
+    """Import the TUI client (~100 ms of module set-up, the bulk of a reattach)."""
+    from herdr.cli.quiet_gc import no_gc
+
+    with no_gc():
+        import herdr.client.app
+        import herdr.client.settings  # noqa: F401
 
 
 def run_tui(args: argparse.Namespace) -> int:
