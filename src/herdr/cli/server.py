@@ -37,7 +37,7 @@ def run_server(args: argparse.Namespace) -> int:
         return 1
     from herdr.cli.quiet_gc import no_gc
 
-    with no_gc():  # ~400 ms of imports that make only long-lived objects
+    with no_gc():  # ~400 ms of imports that make only long-lived objects (frozen)
         from herdr.server.app import run
     return run(info, os.environ, getattr(args, "handoff_fd", None))
 
