@@ -39,6 +39,7 @@ LATER = (
     "herdr.config.health",
     "herdr.config.ui_edit",
     "herdr.plugins.manifest",
+    "wcwidth",  # the chrome is measured without its tables (a plain prompt here)
 )
 
 # Runs in its own interpreter: App on a PTY; the first draw that has a pane's rows
