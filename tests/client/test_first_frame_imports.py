@@ -14,15 +14,23 @@ import sys
 
 from herdr_testing import ServerHandle
 
+# the keys (bindings, key machine, input parser; loaded right after the first frame),
 # copy mode, search, mouse selection/copy, the palette and its commands, settings,
 # the navigator, prompts' commands, toasts, popups, the config checker, plugins
 LATER = (
+    "herdr.api.command_catalog",
+    "herdr.client.actions",
+    "herdr.client.bindings",
     "herdr.client.banner",
     "herdr.client.closing",
     "herdr.client.command_line",
     "herdr.client.commands",
     "herdr.client.copymode",
     "herdr.client.copysearch",
+    "herdr.client.input",
+    "herdr.client.keynames",
+    "herdr.client.machines_probe",
+    "herdr.client.modes",
     "herdr.client.more_commands",
     "herdr.client.mouse_copy",
     "herdr.client.mouse_select",
@@ -30,6 +38,7 @@ LATER = (
     "herdr.client.palette",
     "herdr.client.palette_commands",
     "herdr.client.popup_box",
+    "herdr.client.prompt",
     "herdr.client.searching",
     "herdr.client.sessions_probe",
     "herdr.client.settings_edit",
@@ -61,7 +70,7 @@ class FirstFrame(App):
             self.seen = sorted(name for name in later if name in sys.modules)
             self.finish("detached")
 
-app = FirstFrame(sys.argv[1], fd_in=slave, fd_out=slave)
+app = FirstFrame(sys.argv[1], fd_in=slave, fd_out=slave, keys_after_first_frame=True)
 reason = app.run()
 print(json.dumps({"reason": reason, "loaded": app.seen}))
 """

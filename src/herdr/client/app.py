@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from herdr import __version__
 from herdr.api.attach_messages import (
@@ -46,8 +46,6 @@ from herdr.api.attach_messages import (
 )
 from herdr.api.attach_messages import Toast as ToastLine
 from herdr.api.limits import MAX_SIZE_CELLS
-from herdr.client import actions as a
-from herdr.client.bindings import Bindings, help_entries, load_bindings
 from herdr.client.build_view import (
     Look,
     Overlay,
@@ -65,10 +63,7 @@ from herdr.client.build_view import (
 from herdr.client.compose import compose
 from herdr.client.connection import Connection
 from herdr.client.focus_follow import follow_step
-from herdr.client.input import InputParser, Mouse, encode_mouse_sgr
 from herdr.client.mirror import PaneMirror, apply_rows
-from herdr.client.modes import KeyMachine
-from herdr.client.prompt import Prompt, PromptKind, open_prompt
 from herdr.client.render import HostModes, keyboard_mirror, render
 from herdr.client.settings import UiSettings, load_ui_settings
 from herdr.client.terminal import HostTerminal, write_all
@@ -81,14 +76,19 @@ from herdr.config.paths import config_file, state_dir
 # first used (tests/client/test_first_frame_imports.py keeps it so).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from herdr.client import actions as a
     from herdr.client import copymode as cm
     from herdr.client import copysearch as cs
     from herdr.client import mouse_select as ms
     from herdr.client import navigator as nav
+    from herdr.client.bindings import Bindings
+    from herdr.client.input import InputParser, Mouse
     from herdr.client.keynames import KeySpec
     from herdr.client.machines_probe import MachinesProbe
+    from herdr.client.modes import KeyMachine
     from herdr.client.palette import Item
     from herdr.client.popup_box import PopupShown
+    from herdr.client.prompt import Prompt, PromptKind
     from herdr.client.toast import Toast
 
 ESC_TIMEOUT_S = 0.03
@@ -101,6 +101,7 @@ MAX_TOAST_S = 60.0  # a toast never stays longer, whatever the server says
 TITLE_SAVE = b"\x1b[22;2t"
 TITLE_RESTORE = b"\x1b]2;\x1b\\\x1b[23;2t"
 
+KEYS_AT_THE_LATEST_S = 0.5  # keys load after the first rows, or this long after attach
 REATTACH_S = 10.0  # after a live handoff: how long the new server may take to answer
 REATTACH_RETRY_S = 0.05
 ExitReason = Literal[
@@ -122,6 +123,7 @@ class App:
         fd_out: int = 1,
         config_path: Path | None = None,
         on_machine: str | None = None,
+        keys_after_first_frame: bool = False,
     ) -> None:
         self.config_path = config_path
         self.on_machine = on_machine  # the saved machine this TUI shows (None: this one)
@@ -131,16 +133,17 @@ class App:
         self.switch_to: tuple[str, str, str] | None = None  # (session, kind, id): see run
         self.other_sessions: list[nav.OtherSession] = []  # the navigator's other sessions
         self.settings = settings or UiSettings()
-        bindings, errors = load_bindings(self.settings.keys)
-        self.bindings: Bindings = bindings
-        self.message = "; ".join(str(e) for e in errors)[:200]
-        if self.settings.warnings:
-            self.message = "; ".join(self.settings.warnings)[:200]
+        self.message = "; ".join(self.settings.warnings)[:200]
         self.config_banner = self._config_problems()  # shown until the file is fixed
-        self.machine = KeyMachine(bindings)
-        self.help = help_entries(bindings)
+        self.bindings: Bindings
+        self.parser: InputParser
+        # Until load_keys: the first frame reads only the machine's mode and prompt.
+        self.machine = cast("KeyMachine", _BeforeKeys())
+        self.help: tuple[tuple[str, str], ...] = ()
         self._look = _look(self.settings, self.help)
-        self.parser = InputParser()
+        self._keys_loaded = False
+        if not keys_after_first_frame:
+            self.load_keys()
         self.conn = Connection(socket_path)
         self.session_label = session_label
         self.host = HostTerminal(fd_in, fd_out, HostModes(mouse=self.settings.mouse))
@@ -210,6 +213,26 @@ class App:
         }
         self._copy_effects: dict[type[Any], Callable[[cm.CopyState, Any], None]] = {}
 
+    def load_keys(self) -> None:
+        """Bindings, the key machine and the input parser: a third of the client's
+        imports, so a TUI started by the launcher loads them after its first frame
+        (``keys_after_first_frame``; stdin is read only from then on)."""
+        if self._keys_loaded:
+            return
+        from herdr.client.bindings import help_entries, load_bindings
+        from herdr.client.input import InputParser
+        from herdr.client.modes import KeyMachine
+
+        self._keys_loaded = True
+        bindings, errors = load_bindings(self.settings.keys)
+        self.bindings = bindings
+        if errors and not self.settings.warnings:
+            self.message = "; ".join(str(e) for e in errors)[:200]
+        self.machine = KeyMachine(bindings)
+        self.help = help_entries(bindings)
+        self._look = _look(self.settings, self.help)
+        self.parser = InputParser()
+
     # -- lifecycle ----------------------------------------------------------------------
 
     def run(self) -> ExitReason:
@@ -234,19 +257,20 @@ class App:
             self.exit_detail = str(exc)
             return "server_lost"
         self.sent_area = size
-        os.set_blocking(self.fd_in, False)
-        loop.add_reader(self.fd_in, self._on_stdin)
         loop.add_signal_handler(signal.SIGWINCH, self._on_winch)
-        self.conn.listen(self._on_stream_lines, self._on_stream_lost)
-        self.release_notes_hint()
-        from herdr.client.machines_probe import MachinesProbe
-
-        self._machines_probe = MachinesProbe(loop, self.on_machine, self.set_machines)
         self.schedule_draw()
+        if self._keys_loaded:
+            self.conn.listen(self._on_stream_lines, self._on_stream_lost)
+            self._after_first_frame()
+        else:
+            self.conn.listen(self._until_first_rows, self._on_stream_lost)
+            # a session whose panes send no rows still gets its keys
+            loop.call_later(KEYS_AT_THE_LATEST_S, self._after_first_frame)
         try:
             return await self._done
         finally:
-            self._machines_probe.stop()
+            if self._machines_probe is not None:
+                self._machines_probe.stop()
             loop.remove_reader(self.fd_in)
             with contextlib.suppress(Exception):
                 loop.remove_signal_handler(signal.SIGWINCH)
@@ -255,6 +279,29 @@ class App:
             self.conn.close()
             for task in list(self._tasks):
                 task.cancel()
+
+    def _until_first_rows(self, lines: list[bytes]) -> None:
+        """The attach stream until the first frame that shows a pane's rows is drawn;
+        then the keys load and the stream goes straight to :meth:`_on_stream_lines`."""
+        self._on_stream_lines(lines)
+        if self.panes and self._done is not None and not self._done.done():
+            self.conn.listen(self._on_stream_lines, self._on_stream_lost)
+            self._after_first_frame()
+
+    def _after_first_frame(self) -> None:
+        """Work that can wait for the first frame: the keys and stdin, the release-notes
+        hint, the probe of the other machines (once)."""
+        if self._machines_probe is not None or self._done is None or self._done.done():
+            return
+        self.load_keys()
+        loop = asyncio.get_running_loop()
+        os.set_blocking(self.fd_in, False)
+        loop.add_reader(self.fd_in, self._on_stdin)
+        self.release_notes_hint()
+        from herdr.client.machines_probe import MachinesProbe
+
+        self._machines_probe = MachinesProbe(loop, self.on_machine, self.set_machines)
+        self.schedule_draw()
 
     def release_notes_hint(self) -> None:
         """After an upgrade, say once where the news is; the server records it as
@@ -769,6 +816,10 @@ class App:
         fixed for the client's life, so the answer is cached)."""
         if not 0x20 <= byte < 0x7F:
             return False  # controls, ESC (sequences), DEL, UTF-8 pieces: the full path
+        from herdr.client import actions as a
+        from herdr.client.input import InputParser
+        from herdr.client.modes import KeyMachine
+
         raw = bytes([byte])
         parser = InputParser()
         events = parser.feed(raw)
@@ -785,6 +836,8 @@ class App:
         """Carry out each event's actions before the next event is mapped: an action
         may change the mode (a rename opens the prompt), and the keys typed right after
         it in the same read must see that mode. Adjacent pane bytes go in one write."""
+        from herdr.client import actions as a
+
         pending = bytearray()
         for event in events:
             for action in self.machine.handle(event):
@@ -997,6 +1050,8 @@ class App:
         if target is None:
             self.notice(f"rename {kind}: nothing to rename")
             return
+        from herdr.client.prompt import open_prompt
+
         prompt = open_prompt(kind, target, current if isinstance(current, str) else "")
         for action in self.machine.open_prompt(prompt):
             self.do(action)
@@ -1107,6 +1162,8 @@ class App:
         settings.sidebar_visible = self.settings.sidebar_visible
         settings.mouse = self.settings.mouse
         self.settings = settings
+        from herdr.client.bindings import help_entries, load_bindings
+
         bindings, errors = load_bindings(settings.keys)
         self.bindings = bindings
         self.machine.bindings = bindings
@@ -1199,6 +1256,8 @@ class App:
     # -- mouse ------------------------------------------------------------------------------
 
     def mouse(self, event: Mouse) -> None:
+        from herdr.client.input import encode_mouse_sgr
+
         frame = self.frame
         if frame is None:
             return
@@ -1310,6 +1369,13 @@ class App:
         if self.frame is None or layout is None:
             return None
         return pane_at(layout, self.frame.pane_area, x, y)
+
+
+class _BeforeKeys:
+    """What the first frame reads of the key machine before it is imported."""
+
+    mode = "terminal"
+    prompt = None
 
 
 def _look(settings: UiSettings, help_lines: tuple[tuple[str, str], ...]) -> Look:
