@@ -101,12 +101,16 @@ def _to_prompt(argv: list[str], env: dict[str, str], detach: bytes) -> tuple[flo
                 break
         os.write(master, detach)
         end = time.monotonic() + 5
-        while time.monotonic() < end and proc.poll() is None:
+        pid = 0
+        while pid == 0 and time.monotonic() < end:  # reaped here: its rusage is the answer
             ready, _, _ = select.select([master], [], [], 0.05)
             if ready:
                 with contextlib.suppress(OSError):
                     os.read(master, 65536)
-        _, _, usage = os.wait4(proc.pid, 0)
+            pid, _, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid == 0:
+            proc.kill()
+            _, _, usage = os.wait4(proc.pid, 0)
         proc.returncode = 0
     finally:
         os.close(master)
@@ -118,12 +122,13 @@ def _cpu_ms(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
-def _server_pid(root: Path) -> int:
-    first = (root / "s" / "herdr" / "server.log").read_text().splitlines()[0]
+def _server_pid(state: Path) -> int:
+    first = (state / "herdr" / "server.log").read_text().splitlines()[0]
     return int(json.loads(first)["pid"])
 
 
 def _summary(label: str, samples: list[float]) -> str:
+    samples = [x for x in samples if x == x] or [float("nan")]  # a run that timed out: NaN
     return f"{label} median {statistics.median(samples):6.0f}  min {min(samples):6.0f}"
 
 
@@ -136,13 +141,18 @@ def herdr_runs(runs: int) -> list[str]:
         subprocess.run([HERDR_BIN, "server", "stop"], env=env, capture_output=True, check=False)
         cold_wall, cold_cpu, walls, cpus, server = [], [], [], [], []
         for run in range(runs):
-            run_env = {**env, "XDG_CONFIG_HOME": str(root / f"c{run}")}  # a fresh session
+            state = root / f"s{run}"  # a fresh session, its own server.log
+            run_env = {
+                **env,
+                "XDG_CONFIG_HOME": str(root / f"c{run}"),
+                "XDG_STATE_HOME": str(state),
+            }
             wall, cpu = _to_prompt([HERDR_BIN], run_env, DETACH["herdr"])
             cold_wall.append(wall)
             cold_cpu.append(cpu)
-            before = _cpu_ms(_server_pid(root))
+            before = _cpu_ms(_server_pid(state))
             wall, cpu = _to_prompt([HERDR_BIN], run_env, DETACH["herdr"])
-            server.append(_cpu_ms(_server_pid(root)) - before)
+            server.append(_cpu_ms(_server_pid(state)) - before)
             walls.append(wall)
             cpus.append(cpu)
             subprocess.run(
