@@ -19,6 +19,7 @@ import argparse
 import contextlib
 import fcntl
 import json
+import math
 import os
 import pty
 import select
@@ -128,7 +129,7 @@ def _server_pid(state: Path) -> int:
 
 
 def _summary(label: str, samples: list[float]) -> str:
-    samples = [x for x in samples if x == x] or [float("nan")]  # a run that timed out: NaN
+    samples = [x for x in samples if not math.isnan(x)] or [math.nan]  # NaN: a run timed out
     return f"{label} median {statistics.median(samples):6.0f}  min {min(samples):6.0f}"
 
 
