@@ -151,6 +151,7 @@ def herdr_runs(runs: int) -> list[str]:
             wall, cpu = _to_prompt([HERDR_BIN], run_env, DETACH["herdr"])
             cold_wall.append(wall)
             cold_cpu.append(cpu)
+            time.sleep(1.0)  # a reattach comes later: the server's own start-up work is done
             before = _cpu_ms(_server_pid(state))
             wall, cpu = _to_prompt([HERDR_BIN], run_env, DETACH["herdr"])
             server.append(_cpu_ms(_server_pid(state)) - before)
