@@ -127,7 +127,11 @@ def test_slices_are_always_exactly_the_width(row: str, start: int, width: int) -
 # any other non-ASCII); the answers are wcwidth's.
 @pytest.mark.parametrize(
     "ch",
-    ["─", "│", "┼", "╭", "█", "▌", "░", "⠋", "⣿", "●", "◉", "✓", "é", "\u0301", "中", "🙂"],
+    [
+        *"─│┼╭█▌░⠋⣿",  # the narrow ranges
+        *"·●○◉—…→›▸✓",  # the rest of herdr's chrome
+        *"é\u0301中🙂",  # asked of wcwidth
+    ],
     ids=lambda ch: f"U+{ord(ch):04X}",
 )
 def test_char_width_is_wcwidths(ch: str) -> None:

@@ -147,8 +147,22 @@ def _allow_nested() -> bool:
 
 
 def preload_client() -> None:
-    """Import the TUI client (~150 ms of module set-up, the bulk of a reattach)."""
-    import herdr.client.app  # noqa: F401
+    """Import the TUI client's first-frame core (the bulk of a reattach)."""
+    from herdr.cli.quiet_gc import no_gc
+
+    with no_gc():
+        import herdr.client.app
+        import herdr.client.settings  # noqa: F401
+
+
+def preload_while_server_starts() -> None:
+    """The client and its keys, while a server we just spawned boots: these imports run
+    beside the server's on the other core, so the keys need not wait for a first frame."""
+    preload_client()
+    from herdr.cli.quiet_gc import no_gc
+
+    with no_gc():
+        import herdr.client.modes  # noqa: F401
 
 
 def run_tui(args: argparse.Namespace) -> int:
@@ -188,7 +202,7 @@ def run_local(session: str | None, path: str, notice: str = "") -> int | Switch:
     from herdr.remote.cycle import Switch
 
     try:
-        ensure_server(path, session, meanwhile=preload_client)
+        ensure_server(path, session, meanwhile=preload_while_server_starts)
         check_protocol(path)
         ensure_workspace(path)
     except RequestFailed as exc:
@@ -203,7 +217,7 @@ def run_local(session: str | None, path: str, notice: str = "") -> int | Switch:
     settings = load_ui_settings(Path(paths.config_file(os.environ)))
     label = session or paths.DEFAULT_SESSION
     while True:
-        app = App(path, settings=settings, session_label=label)
+        app = App(path, settings=settings, session_label=label, keys_after_first_frame=True)
         if notice and not app.message:
             app.message, notice = notice, ""
         try:

@@ -35,8 +35,10 @@ def run_server(args: argparse.Namespace) -> int:
     except (UnsafePathError, OSError) as exc:
         print(f"herdr: {exc}", file=sys.stderr)
         return 1
-    from herdr.server.app import run
+    from herdr.cli.quiet_gc import no_gc
 
+    with no_gc():  # ~400 ms of imports that make only long-lived objects (frozen)
+        from herdr.server.app import run
     return run(info, os.environ, getattr(args, "handoff_fd", None))
 
 

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from herdr import __version__
 from herdr.api.attach_messages import (
@@ -46,16 +46,6 @@ from herdr.api.attach_messages import (
 )
 from herdr.api.attach_messages import Toast as ToastLine
 from herdr.api.limits import MAX_SIZE_CELLS
-from herdr.client import actions as a
-from herdr.client import closing, command_line, mouse_copy, searching, settings_view, worktrees
-from herdr.client import copymode as cm
-from herdr.client import copysearch as cs
-from herdr.client import more_commands as more
-from herdr.client import mouse_select as ms
-from herdr.client import navigator as nav
-from herdr.client import palette_commands as palette
-from herdr.client.banner import overlay_banner
-from herdr.client.bindings import Bindings, help_entries, load_bindings
 from herdr.client.build_view import (
     Look,
     Overlay,
@@ -70,31 +60,36 @@ from herdr.client.build_view import (
     tab_layout,
     view_base,
 )
-from herdr.client.commands import ACTIONS, COMMANDS
 from herdr.client.compose import compose, patch
 from herdr.client.connection import Connection
 from herdr.client.focus_follow import follow_step
-from herdr.client.input import InputParser, Mouse, encode_mouse_sgr
-from herdr.client.keynames import KeySpec
-from herdr.client.machine_sections import next_machine
-from herdr.client.machines_probe import MachinesProbe, saved_names
 from herdr.client.mirror import PaneMirror, apply_rows
-from herdr.client.modes import KeyMachine
-from herdr.client.palette import Item
-from herdr.client.popup_box import PopupShown, key_route, paste_part
-from herdr.client.popup_box import overlay as popup_overlay
-from herdr.client.prompt import Prompt, PromptKind, open_prompt
 from herdr.client.render import HostModes, keyboard_mirror, render
 from herdr.client.settings import UiSettings, load_ui_settings
 from herdr.client.terminal import HostTerminal, write_all
-from herdr.client.toast import Toast, make_toast
-from herdr.client.toast import overlay as toast_overlay
 from herdr.client.view import Frame, MachineSection, Panel, PaneView, ViewState, pane_area
-from herdr.client.wheel import sends_arrows, wheel_keys
-from herdr.config.health import read_health
 from herdr.config.paths import config_file, state_dir
-from herdr.persist import dismissals
-from herdr.runtime.client_text import notification_text, window_title_text
+
+# The first frame needs only the modules above (the stream, the mirrors, the view,
+# compose and render, the key machine). Copy mode, the palette, settings, navigator,
+# prompts' commands, toasts, popups and the machine probe are imported where they are
+# first used (tests/client/test_first_frame_imports.py keeps it so).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from herdr.client import actions as a
+    from herdr.client import copymode as cm
+    from herdr.client import copysearch as cs
+    from herdr.client import mouse_select as ms
+    from herdr.client import navigator as nav
+    from herdr.client.bindings import Bindings
+    from herdr.client.input import InputParser, Mouse
+    from herdr.client.keynames import KeySpec
+    from herdr.client.machines_probe import MachinesProbe
+    from herdr.client.modes import KeyMachine
+    from herdr.client.palette import Item
+    from herdr.client.popup_box import PopupShown
+    from herdr.client.prompt import Prompt, PromptKind
+    from herdr.client.toast import Toast
 
 ESC_TIMEOUT_S = 0.03
 MAX_READ_LINES = 10_000  # pane.read's cap: longer copies use the rows on screen
@@ -106,6 +101,7 @@ MAX_TOAST_S = 60.0  # a toast never stays longer, whatever the server says
 TITLE_SAVE = b"\x1b[22;2t"
 TITLE_RESTORE = b"\x1b]2;\x1b\\\x1b[23;2t"
 
+KEYS_AT_THE_LATEST_S = 0.5  # keys load after the first rows, or this long after attach
 REATTACH_S = 10.0  # after a live handoff: how long the new server may take to answer
 REATTACH_RETRY_S = 0.05
 ExitReason = Literal[
@@ -128,6 +124,7 @@ class App:
         config_path: Path | None = None,
         on_machine: str | None = None,
         uploader: Callable[[bytes], str] | None = None,
+        keys_after_first_frame: bool = False,
     ) -> None:
         self.config_path = config_path
         self.on_machine = on_machine  # the saved machine this TUI shows (None: this one)
@@ -139,16 +136,17 @@ class App:
         self.switch_to: tuple[str, str, str] | None = None  # (session, kind, id): see run
         self.other_sessions: list[nav.OtherSession] = []  # the navigator's other sessions
         self.settings = settings or UiSettings()
-        bindings, errors = load_bindings(self.settings.keys, remote=on_machine is not None)
-        self.bindings: Bindings = bindings
-        self.message = "; ".join(str(e) for e in errors)[:200]
-        if self.settings.warnings:
-            self.message = "; ".join(self.settings.warnings)[:200]
+        self.message = "; ".join(self.settings.warnings)[:200]
         self.config_banner = self._config_problems()  # shown until the file is fixed
-        self.machine = KeyMachine(bindings)
-        self.help = help_entries(bindings)
+        self.bindings: Bindings
+        self.parser: InputParser
+        # Until load_keys: the first frame reads only the machine's mode and prompt.
+        self.machine = cast("KeyMachine", _BeforeKeys())
+        self.help: tuple[tuple[str, str], ...] = ()
         self._look = _look(self.settings, self.help)
-        self.parser = InputParser()
+        self._keys_loaded = False
+        if not keys_after_first_frame:
+            self.load_keys()
         self.conn = Connection(socket_path)
         self.session_label = session_label
         self.host = HostTerminal(fd_in, fd_out, HostModes(mouse=self.settings.mouse))
@@ -219,15 +217,27 @@ class App:
             PopupOpened: self.popup_opened,
             PopupClosed: self.popup_closed,
         }
-        self._copy_effects: dict[type[Any], Callable[[cm.CopyState, Any], None]] = {
-            cm.Scroll: lambda before, e: self.conn.send(
-                Scroll(pane_id=before.pane_id, delta=e.delta)
-            ),
-            cm.Copy: lambda before, e: self.copy_selection(before, e.selection),
-            cm.Leave: lambda _before, _e: self.leave_copy(),
-            cm.StartSearch: lambda _before, e: searching.start(self, e.direction),
-            cm.RepeatSearch: lambda _before, e: searching.repeat(self, e.reverse),
-        }
+        self._copy_effects: dict[type[Any], Callable[[cm.CopyState, Any], None]] = {}
+
+    def load_keys(self) -> None:
+        """Bindings, the key machine and the input parser: a third of the client's
+        imports, so a TUI started by the launcher loads them after its first frame
+        (``keys_after_first_frame``; stdin is read only from then on)."""
+        if self._keys_loaded:
+            return
+        from herdr.client.bindings import help_entries, load_bindings
+        from herdr.client.input import InputParser
+        from herdr.client.modes import KeyMachine
+
+        self._keys_loaded = True
+        bindings, errors = load_bindings(self.settings.keys, remote=self.on_machine is not None)
+        self.bindings = bindings
+        if errors and not self.settings.warnings:
+            self.message = "; ".join(str(e) for e in errors)[:200]
+        self.machine = KeyMachine(bindings)
+        self.help = help_entries(bindings)
+        self._look = _look(self.settings, self.help)
+        self.parser = InputParser()
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -253,17 +263,20 @@ class App:
             self.exit_detail = str(exc)
             return "server_lost"
         self.sent_area = size
-        os.set_blocking(self.fd_in, False)
-        loop.add_reader(self.fd_in, self._on_stdin)
         loop.add_signal_handler(signal.SIGWINCH, self._on_winch)
-        self.conn.listen(self._on_stream_lines, self._on_stream_lost)
-        self.release_notes_hint()
-        self._machines_probe = MachinesProbe(loop, self.on_machine, self.set_machines)
         self.schedule_draw()
+        if self._keys_loaded:
+            self.conn.listen(self._on_stream_lines, self._on_stream_lost)
+            self._after_first_frame()
+        else:
+            self.conn.listen(self._until_first_rows, self._on_stream_lost)
+            # a session whose panes send no rows still gets its keys
+            loop.call_later(KEYS_AT_THE_LATEST_S, self._after_first_frame)
         try:
             return await self._done
         finally:
-            self._machines_probe.stop()
+            if self._machines_probe is not None:
+                self._machines_probe.stop()
             loop.remove_reader(self.fd_in)
             with contextlib.suppress(Exception):
                 loop.remove_signal_handler(signal.SIGWINCH)
@@ -273,9 +286,34 @@ class App:
             for task in list(self._tasks):
                 task.cancel()
 
+    def _until_first_rows(self, lines: list[bytes]) -> None:
+        """The attach stream until the first frame that shows a pane's rows is drawn;
+        then the keys load and the stream goes straight to :meth:`_on_stream_lines`."""
+        self._on_stream_lines(lines)
+        if self.panes and self._done is not None and not self._done.done():
+            self.conn.listen(self._on_stream_lines, self._on_stream_lost)
+            self._after_first_frame()
+
+    def _after_first_frame(self) -> None:
+        """Work that can wait for the first frame: the keys and stdin, the release-notes
+        hint, the probe of the other machines (once)."""
+        if self._machines_probe is not None or self._done is None or self._done.done():
+            return
+        self.load_keys()
+        loop = asyncio.get_running_loop()
+        os.set_blocking(self.fd_in, False)
+        loop.add_reader(self.fd_in, self._on_stdin)
+        self.release_notes_hint()
+        from herdr.client.machines_probe import MachinesProbe
+
+        self._machines_probe = MachinesProbe(loop, self.on_machine, self.set_machines)
+        self.schedule_draw()
+
     def release_notes_hint(self) -> None:
         """After an upgrade, say once where the news is; the server records it as
         dismissed (``release_notes.dismiss``), so the next attach stays quiet."""
+        from herdr.persist import dismissals
+
         seen = dismissals.load_optional(Path(state_dir(os.environ)))
         if seen is not None and __version__ in seen.release_notes:
             return
@@ -304,6 +342,9 @@ class App:
     def cycle_machine(self) -> None:
         """``prefix+m``: leave for the next saved machine's server (or back here); the
         launcher attaches there (``"machine"``)."""
+        from herdr.client.machine_sections import next_machine
+        from herdr.client.machines_probe import saved_names
+
         names = saved_names(os.environ)
         if not names:
             self.notice("no saved machines (herdr machine add NAME TARGET)")
@@ -363,6 +404,9 @@ class App:
     def show_toast(self, msg: ToastLine) -> None:
         """A ``notification.show`` for this client: a toast drawn for ``seconds``, or an
         OSC 9 notice (``terminal`` delivery); the bell for a sound, if the bell is on."""
+        from herdr.client.toast import make_toast
+        from herdr.runtime.client_text import notification_text
+
         if msg.delivery == "terminal":
             text = notification_text(f"{msg.title}: {msg.body}" if msg.body else msg.title, 320)
             if text is None:
@@ -388,6 +432,8 @@ class App:
 
     def set_window_title(self, msg: WindowTitle) -> None:
         """Set the host terminal's title (OSC 2), or give it back (``title`` null)."""
+        from herdr.runtime.client_text import window_title_text
+
         title = window_title_text(msg.title) if msg.title is not None else None
         if title is not None:
             if self.window_title is None:
@@ -400,6 +446,8 @@ class App:
 
     def popup_opened(self, msg: PopupOpened) -> None:
         """A plugin popup is open (or its box moved): draw it, route keys to it."""
+        from herdr.client.popup_box import PopupShown
+
         self.popup = PopupShown(msg.popup_id, msg.title, msg.rect)
 
     def popup_closed(self, msg: PopupClosed) -> None:
@@ -411,6 +459,8 @@ class App:
     def _popup_input(self, data: bytes) -> bool:
         """Keys while a popup is open go to it (spec §9: session-modal); a lone Esc
         asks the server to close it. False: handle ``data`` as without a popup."""
+        from herdr.client.popup_box import key_route, paste_part
+
         popup = self.popup
         if popup is None:
             return False
@@ -462,12 +512,16 @@ class App:
         before = self.panes.get(pane_id)
         mirror = self.panes[pane_id] = apply_rows(before, msg)
         if self.mouse_sel is not None and before is not None:
+            from herdr.client import mouse_select as ms
+
             top_before = ms.top_row(before.size, before.scroll)
             if ms.cleared_by_rows(
                 self.mouse_sel, pane_id, top_before, ms.top_row(mirror.size, mirror.scroll)
             ):
                 self.mouse_sel = None
         if self.copy is not None and self.copy.pane_id == pane_id:
+            from herdr.client import copymode as cm
+
             offset, total = mirror.scroll
             self.copy = cm.sync(self.copy, mirror.size, total, offset)
 
@@ -587,6 +641,8 @@ class App:
         sel = self.mouse_sel
         selected = self.panes.get(sel.pane_id) if sel is not None else None
         if sel is not None and selected is not None and sel.pane_id not in overlays:
+            from herdr.client import mouse_select as ms
+
             top = ms.top_row(selected.size, selected.scroll)
             rows = ms.paint(selected.rows, top, selected.size[0], sel)
             overlays[sel.pane_id] = (rows, selected.cursor)
@@ -615,17 +671,27 @@ class App:
     def _panel(self) -> Panel | None:
         prompt = self.machine.prompt
         if prompt is not None and prompt.kind == "goto":
+            from herdr.client import more_commands as more
+
             return more.goto_panel(self, prompt)
         if prompt is not None and prompt.kind == "palette":
+            from herdr.client import palette_commands as palette
+
             return palette.panel(self, prompt)
         if prompt is not None and prompt.kind == "worktree":
+            from herdr.client import worktrees
+
             return worktrees.panel(self, prompt)
         if self.panel_kind == "settings" and self.machine.mode == "help":
+            from herdr.client import more_commands as more
+
             return more.settings_panel(self)
         return None
 
     def scroll_help(self, step: int) -> None:
         if self.panel_kind == "settings":
+            from herdr.client import settings_view
+
             settings_view.move(self, step)
             return
         self.help_offset = min(max(0, self.help_offset + step), max(0, len(self.help) - 1))
@@ -644,6 +710,9 @@ class App:
         search = self.search
         if cached is not None and cached[0] is rows and cached[1] == copy and cached[2] is search:
             return cached[3]
+        from herdr.client import copymode as cm
+        from herdr.client import copysearch as cs
+
         painted = cm.paint(cs.paint(rows, copy.top, copy.width, search), copy)
         self._copy_paint = (rows, copy, search, painted)
         return painted
@@ -735,10 +804,16 @@ class App:
         key = self._patch_key()
         frame = compose(*self.view_parts())
         if self.config_banner:
+            from herdr.client.banner import overlay_banner
+
             frame = overlay_banner(frame, self.config_banner)
         if popup is not None:
+            from herdr.client.popup_box import overlay as popup_overlay
+
             frame = popup_overlay(frame, popup, mirror, "cyan")
         if self.toast is not None:
+            from herdr.client.toast import overlay as toast_overlay
+
             frame = toast_overlay(frame, self.toast)
         data = render(self.frame, frame, force=force)
         self.frame = frame
@@ -809,6 +884,10 @@ class App:
 
     def typed(self) -> None:
         """Keys or a paste go to the focused pane: its mouse selection is cleared."""
+        if self.mouse_sel is None:
+            return
+        from herdr.client import mouse_select as ms
+
         if ms.cleared_by_input(self.mouse_sel, self.focused_pane_id()):
             self.mouse_sel = None
             self.schedule_draw()
@@ -831,6 +910,10 @@ class App:
         fixed for the client's life, so the answer is cached)."""
         if not 0x20 <= byte < 0x7F:
             return False  # controls, ESC (sequences), DEL, UTF-8 pieces: the full path
+        from herdr.client import actions as a
+        from herdr.client.input import InputParser
+        from herdr.client.modes import KeyMachine
+
         raw = bytes([byte])
         parser = InputParser()
         events = parser.feed(raw)
@@ -847,6 +930,8 @@ class App:
         """Carry out each event's actions before the next event is mapped: an action
         may change the mode (a rename opens the prompt), and the keys typed right after
         it in the same read must see that mode. Adjacent pane bytes go in one write."""
+        from herdr.client import actions as a
+
         pending = bytearray()
         for event in events:
             for action in self.machine.handle(event):
@@ -863,6 +948,8 @@ class App:
     # -- actions ----------------------------------------------------------------------------
 
     def do(self, action: a.Action) -> None:
+        from herdr.client.commands import ACTIONS
+
         handler = ACTIONS.get(type(action))
         if handler is None:
             self.notice("not available yet")
@@ -870,6 +957,8 @@ class App:
             handler(self, action)
 
     def command(self, name: str) -> None:
+        from herdr.client.commands import COMMANDS
+
         handler = COMMANDS.get(name)
         if handler is None:
             self.unavailable(name)
@@ -896,6 +985,8 @@ class App:
             return
         offset, total = mirror.scroll
         cursor = mirror.cursor if not offset else None
+        from herdr.client import copymode as cm
+
         self.copy = cm.enter(pane_id, mirror.size, total, offset, cursor)
         if self.machine.mode != "copy":
             for action in self.machine.set_mode("copy"):
@@ -911,14 +1002,32 @@ class App:
         if copy is None:
             self.leave_copy()
             return
+        from herdr.client import copymode as cm
+
         self.copy, effects = cm.handle_key(copy, spec, self._rows_of(copy.pane_id))
         self.copy_effects(copy, effects)
 
     def copy_effects(self, before: cm.CopyState, effects: list[cm.Effect]) -> None:
         """Carry out what a copy-mode key asked for (scroll, copy, leave)."""
+        if not self._copy_effects:
+            self._copy_effects = self._copy_effect_table()
         for effect in effects:
             self._copy_effects[type(effect)](before, effect)
         self.schedule_draw()
+
+    def _copy_effect_table(self) -> dict[type[Any], Callable[[cm.CopyState, Any], None]]:
+        from herdr.client import copymode as cm
+        from herdr.client import searching
+
+        return {
+            cm.Scroll: lambda before, e: self.conn.send(
+                Scroll(pane_id=before.pane_id, delta=e.delta)
+            ),
+            cm.Copy: lambda before, e: self.copy_selection(before, e.selection),
+            cm.Leave: lambda _before, _e: self.leave_copy(),
+            cm.StartSearch: lambda _before, e: searching.start(self, e.direction),
+            cm.RepeatSearch: lambda _before, e: searching.repeat(self, e.reverse),
+        }
 
     def leave_copy(self) -> None:
         """Back to terminal mode; the pane returns to its live bottom."""
@@ -941,6 +1050,8 @@ class App:
     def copy_selection(self, state: cm.CopyState, sel: cm.Selection) -> None:
         """Copy from the rows on screen when they hold the selection, else ask the server
         for the whole scrollback (``pane.read``)."""
+        from herdr.client import copymode as cm
+
         rows = self._rows_of(state.pane_id)
         if state.top <= sel.start_line and sel.end_line < state.top + len(rows):
             self.put_clipboard(cm.selected_text(rows, state.top, sel), sel.lines)
@@ -948,6 +1059,8 @@ class App:
         self.spawn(self._copy_from_server(state, sel))
 
     async def _copy_from_server(self, state: cm.CopyState, sel: cm.Selection) -> None:
+        from herdr.client import copymode as cm
+
         rows = self._rows_of(state.pane_id)
         fallback = "copied the rows on screen only"
         if state.total <= MAX_READ_LINES:
@@ -982,6 +1095,8 @@ class App:
 
     def put_clipboard(self, text: str, lines: int, note: str = "") -> None:
         """OSC 52 to the host terminal: it owns the clipboard (works over ssh too)."""
+        from herdr.client import copymode as cm
+
         self.write(cm.osc52(text))
         self.copied = text
         done = f"copied {lines} line{'s' if lines != 1 else ''}"
@@ -990,6 +1105,8 @@ class App:
     def copy_wheel(self, pane_id: str, up: bool) -> bool:
         """The wheel over a pane that did not ask for mouse events: copy mode, tmux-like
         (wheel up enters it on the focused pane; back at the bottom it ends)."""
+        from herdr.client import copymode as cm
+
         lines = self.settings.scroll_lines
         if self.copy is None:
             if not up or pane_id != self.focused_pane_id() or self.machine.mode != "terminal":
@@ -1027,22 +1144,34 @@ class App:
         if target is None:
             self.notice(f"rename {kind}: nothing to rename")
             return
+        from herdr.client.prompt import open_prompt
+
         prompt = open_prompt(kind, target, current if isinstance(current, str) else "")
         for action in self.machine.open_prompt(prompt):
             self.do(action)
 
     def prompt_changed(self, prompt: Prompt) -> None:
         if prompt.kind == "search":
+            from herdr.client import searching
+
             searching.typed(self, prompt)
         elif prompt.kind == "goto":
+            from herdr.client import more_commands as more
+
             more.goto_changed(self, prompt)
         elif prompt.kind == "palette":
+            from herdr.client import palette_commands as palette
+
             palette.changed(self, prompt)
         elif prompt.kind == "worktree":
+            from herdr.client import worktrees
+
             worktrees.changed(self, prompt)
         self.schedule_draw()
 
     def cancel_prompt(self, prompt: Prompt) -> None:
+        from herdr.client import closing, searching
+
         if prompt.kind == "search":
             searching.cancel(self)
         elif prompt.kind == "confirm":
@@ -1052,6 +1181,10 @@ class App:
     def submit_prompt(self, prompt: Prompt) -> None:
         """Send the typed name; the server's answer (or error) comes back as a notice or
         through the state stream."""
+        from herdr.client import closing, command_line, searching
+        from herdr.client import more_commands as more
+        from herdr.client import palette_commands as palette
+
         if prompt.kind == "search":
             searching.submit(self, prompt)
             return
@@ -1065,6 +1198,8 @@ class App:
             palette.submit(self, prompt)
             return
         if prompt.kind == "worktree":
+            from herdr.client import worktrees
+
             worktrees.submit(self, prompt)
             return
         if prompt.kind == "command":
@@ -1098,6 +1233,8 @@ class App:
         path = self.config_file()
         notes.extend(self.reload_settings(load_ui_settings(path)))
         self.config_banner = self._config_problems()
+        from herdr.config.health import read_health
+
         health = read_health(path=str(path))
         if health.status == "error":  # say what failed first, not "reloaded"
             head = f"config reload failed: {health.lines()[0]}"
@@ -1111,6 +1248,10 @@ class App:
     def _config_problems(self) -> tuple[str, ...]:
         """Every problem of the config file, ``file:line:col: …`` (for the banner)."""
         path = self.config_path or Path(config_file(os.environ))
+        if not os.path.exists(path):
+            return ()  # no file, no problems (the checker is not even imported)
+        from herdr.config.health import read_health
+
         return tuple(read_health(path=str(path)).lines())
 
     def config_file(self) -> Path:
@@ -1124,6 +1265,8 @@ class App:
         settings.sidebar_visible = self.settings.sidebar_visible
         settings.mouse = self.settings.mouse
         self.settings = settings
+        from herdr.client.bindings import help_entries, load_bindings
+
         bindings, errors = load_bindings(settings.keys, remote=self.on_machine is not None)
         self.bindings = bindings
         self.machine.bindings = bindings
@@ -1216,6 +1359,8 @@ class App:
     # -- mouse ------------------------------------------------------------------------------
 
     def mouse(self, event: Mouse) -> None:
+        from herdr.client.input import encode_mouse_sgr
+
         frame = self.frame
         if frame is None:
             return
@@ -1246,6 +1391,9 @@ class App:
                 data = encode_mouse_sgr(event, local_x, local_y).decode("latin-1")
                 self.conn.send(Input(pane_id=pane_id, data=data))
                 return
+        from herdr.client import mouse_copy
+        from herdr.client.wheel import sends_arrows, wheel_keys
+
         if mouse_copy.handle(self, event, pane_hit, time.monotonic()):
             return
         if event.kind == "wheel" and pane_hit is not None:
@@ -1324,6 +1472,13 @@ class App:
         if self.frame is None or layout is None:
             return None
         return pane_at(layout, self.frame.pane_area, x, y)
+
+
+class _BeforeKeys:
+    """What the first frame reads of the key machine before it is imported."""
+
+    mode = "terminal"
+    prompt = None
 
 
 def _look(settings: UiSettings, help_lines: tuple[tuple[str, str], ...]) -> Look:

@@ -16,11 +16,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from herdr.api.attach_messages import Record, SplitHandle, StateDoc, TabLayout
-from herdr.client.actions import Mode
 from herdr.client.ansi import text_width
 from herdr.client.mirror import PaneMirror
 from herdr.client.names import tab_name
-from herdr.client.prompt import Prompt
 from herdr.client.view import (
     AgentStatus,
     AgentView,
@@ -34,6 +32,11 @@ from herdr.client.view import (
 from herdr.runtime import agent_view
 from herdr.runtime.layout import Rect
 from herdr.vocab import STATUS_WORDS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from herdr.client.actions import Mode
+    from herdr.client.prompt import Prompt
 
 _STATUSES = frozenset(STATUS_WORDS)
 

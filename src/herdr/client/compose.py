@@ -30,7 +30,6 @@ from typing import Literal, NamedTuple, TypeAlias
 from herdr.client import panels
 from herdr.client.ansi import RESET, clip_ansi, color_sgr, fit, sgr, slice_ansi, text_width
 from herdr.client.borders import Item, MainKey, PaneKey, main_template
-from herdr.client.prompt import Prompt
 from herdr.client.sidebar import SidebarKey, TabBarKey, sidebar, tab_bar
 from herdr.client.style import BOLD, DIM, Seg, fit_segments
 from herdr.client.view import (
@@ -51,6 +50,10 @@ from herdr.client.view import (
     pane_area,
 )
 from herdr.runtime.layout import Rect
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from herdr.client.prompt import Prompt
 
 __all__ = [
     "AgentStatus",

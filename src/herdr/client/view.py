@@ -12,8 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from herdr.client.prompt import Prompt
 from herdr.runtime.layout import Rect
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from herdr.client.prompt import Prompt
 
 AgentStatus = Literal["working", "blocked", "done", "idle", "unknown"]
 SidebarMode = Literal["expanded", "compact", "hidden"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 
-from wcwidth import wcwidth
+from herdr.runtime.cell_width import wcwidth
 
 __all__ = [
     "MAX_URL_CHARS",

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Final, Literal, TypeAlias
 
-from wcwidth import wcwidth
+from herdr.runtime.cell_width import wcwidth
 
 Point: TypeAlias = tuple[int, int]
 Direction: TypeAlias = Literal["forward", "backward"]
