@@ -171,10 +171,17 @@ class AgentRuntime:
         if pa is None or pa.output:
             return
         pa.output = True
-        deadline = dl.wake_on_output(pa.loop, pa.deadline, now_ms())
+        now = now_ms()
+        deadline = dl.wake_on_output(pa.loop, pa.deadline, now)
         pa.deadline = deadline
-        if pa.timer_at is None or deadline < pa.timer_at:
-            self._arm(pa)
+        at = pa.timer_at
+        if at is None or deadline < at:
+            # Earlier than everything the timer was armed for: it is the next due time.
+            if pa.timer is not None:
+                pa.timer.cancel()
+            loop = asyncio.get_running_loop()
+            delay = max(0.0, (deadline - now) / 1000)
+            pa.timer, pa.timer_at = loop.call_later(delay, self._fire, pa), deadline
 
     def on_exit(self, term: Terminal) -> None:
         """The pane's child exited: publish idle + exit for its agent, then stop."""
