@@ -63,6 +63,10 @@ ACQUISITION_IDLE_RESET_MS = 2000
 # and output never drives ticks closer together than the fast tick.
 OUTPUT_WAKE_DELAY_MS = 15
 MIN_OUTPUT_TICK_GAP_MS = TICK_FAST_MS
+# A pane with no agent reads no screen: its output ticks only watch the foreground
+# group (and open acquisition windows), for which §8.1's cadence is 500 ms. A shell
+# running a loop flips its group on every command, and each flip seen is a probe.
+NO_AGENT_OUTPUT_TICK_GAP_MS = 100
 
 ShellAction = Literal["observe", "report_exit", "clear", "replacement"]
 
@@ -742,7 +746,8 @@ def _timer_candidates(s: LoopState, last: int) -> list[int]:
 
 
 def wake_on_output(s: LoopState, scheduled: int | None, now: int) -> int:
-    """The deadline after PTY output: soon (coalesced), at most every 50 ms.
+    """The deadline after PTY output: soon (coalesced), at most every 50 ms (100 ms
+    while no agent is identified).
 
     A pending working→idle hold keeps its own 100 ms cadence (its confirmations count
     ticks), so output does not pull it forward.
@@ -751,7 +756,10 @@ def wake_on_output(s: LoopState, scheduled: int | None, now: int) -> int:
         return scheduled
     soon = now + OUTPUT_WAKE_DELAY_MS
     if s.last_tick_at is not None:
-        soon = max(soon, s.last_tick_at + MIN_OUTPUT_TICK_GAP_MS)
+        gap = (
+            MIN_OUTPUT_TICK_GAP_MS if s.presence.agent is not None else NO_AGENT_OUTPUT_TICK_GAP_MS
+        )
+        soon = max(soon, s.last_tick_at + gap)
     return soon if scheduled is None else min(scheduled, soon)
 
 

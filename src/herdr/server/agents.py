@@ -316,7 +316,7 @@ class AgentRuntime:
             now,
             foreground_pgid=fg,
             content_seq=term.emulator.content_seq,
-            probe=lambda: self._probe(shell_pid, fd),
+            probe=lambda: self._probe(shell_pid, fg),
             screen=lambda agent: self._screen(pa, term, agent),
         )
         if decision.clear_osc:
@@ -326,8 +326,8 @@ class AgentRuntime:
         pa.deadline = dl.next_deadline(pa.loop)
         self._announce_approval(pa, term)
 
-    def _probe(self, shell_pid: int, fd: int) -> dl.ProbeResult:
-        found = procfs.probe_foreground(shell_pid, master_fd=fd, mode=self.mode)
+    def _probe(self, shell_pid: int, fg: int | None) -> dl.ProbeResult:
+        found = procfs.probe_group(shell_pid, fg, mode=self.mode)
         return dl.ProbeResult(found.agent, found.process_group_id, found.foreground_is_pane_shell)
 
     def manifest_for(self, agent: Agent) -> Any:
