@@ -621,3 +621,43 @@ def test_presence_switches_agent_immediately() -> None:
     assert presence.current is Agent.CODEX
     assert presence.clear()
     assert not presence.clear()
+
+
+SHELL_ALONE = job(10, proc(10, "bash", "bash"))
+
+
+@pytest.mark.parametrize(
+    ("leader", "full", "expected", "asked"),
+    [
+        pytest.param(
+            SHELL_ALONE, SHELL_ALONE, ProbeResult(None, None, 10, True), {10: 1}, id="shell-alone"
+        ),
+        pytest.param(
+            NODE_LEADER, NODE_LEADER, ProbeResult(None, None, 50, False), {50: 1}, id="leader-alone"
+        ),
+        pytest.param(
+            NODE_LEADER,
+            job(50, proc(50, "node", "node"), proc(51, "bash", "bash")),
+            ProbeResult(None, None, 50, False),
+            {50: 2, 51: 1},
+            id="leader-and-member",
+        ),
+    ],
+)
+def test_a_group_that_is_its_leader_is_not_asked_twice(
+    leader: ForegroundJob, full: ForegroundJob, expected: ProbeResult, asked: dict[int, int]
+) -> None:
+    """When the full walk finds only the leader step 1 already read, steps a–d would
+    repeat step 1's questions: the answer is step 1's (nothing), asked once."""
+    counts: dict[int, int] = {}
+
+    def hint(pid: int) -> Agent | None:
+        counts[pid] = counts.get(pid, 0) + 1
+        return None
+
+    shell_pid = 10
+    result = probe_foreground_process_from_jobs(
+        shell_pid, leader.process_group_id, leader, lambda: full, hint
+    )
+    assert result == expected
+    assert counts == asked

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -564,6 +564,24 @@ def test_wake_on_output_is_coalesced_and_rate_limited() -> None:
     assert dl.wake_on_output(holding, 1100, 1010) == 1100
 
 
+@pytest.mark.parametrize(
+    ("agent", "now", "deadline"),
+    [
+        pytest.param(Agent.CODEX, 1010, 1050, id="agent-50ms-gap"),
+        pytest.param(None, 1010, 1100, id="no-agent-100ms-gap"),
+        pytest.param(Agent.CODEX, 1100, 1115, id="agent-quiet-coalesce"),
+        pytest.param(None, 1100, 1115, id="no-agent-quiet-coalesce"),
+    ],
+)
+def test_output_ticks_of_a_pane_without_agent_are_spaced_wider(
+    agent: Agent | None, now: int, deadline: int
+) -> None:
+    """No agent: nothing to read, only the group to watch (§8.1 cadence 500 ms)."""
+    state = identified(Agent.CODEX, Published("idle"), last_tick_at=1000)
+    state = replace(state, presence=Presence(agent))
+    assert dl.wake_on_output(state, None, now) == deadline
+
+
 def test_blocker_drawn_while_idle_is_published_on_the_output_wake() -> None:
     """The latency path: idle pane, output arrives, next tick (≤ 50 ms) publishes."""
     state = identified(Agent.CLAUDE, Published("idle", visible_idle=True), last_scan_seq=1)
@@ -639,3 +657,65 @@ def test_loop_events_drive_arbitration_end_to_end() -> None:
         feed(decision.events)
     assert statuses == ["unknown", "idle", "working", "done", "unknown", "unknown"]
     assert term.label is None and term.recent_exit is not None
+
+
+# --------------------------------------------------------------------------- one pass
+
+
+def _two_step(pane: FakePane, state: LoopState, now: int) -> tuple[LoopState, TickDecision]:
+    """The `tick` protocol: call again with the asked-for input filled in."""
+    pane.now = now
+    inp = TickInput(pane.fg, pane.seq)
+    while True:
+        new, decision = dl.tick(state, inp, now)
+        if decision.need == "probe":
+            inp = replace(inp, probe=pane.probe())
+        elif decision.need == "screen":
+            assert decision.screen_agent is not None
+            inp = replace(inp, screen=pane.read(decision.screen_agent))
+        else:
+            return new, decision
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=[v["id"] for v in VECTORS])
+def test_run_tick_in_one_pass_decides_as_the_tick_protocol(vector: dict[str, Any]) -> None:
+    """`run_tick` calls the probe and the screen where the tick needs them: the same
+    states, decisions, probes and reads as asking `tick` again with the input."""
+    agent = _agent(vector["agent"])
+    assert agent is not None
+    one, pane_one = _initial(vector, agent)
+    two, pane_two = _initial(vector, agent)
+    for step in vector["ticks"]:
+        for pane in (pane_one, pane_two):
+            pane.seq = step.get("seq", pane.seq + 1)
+            if step["obs"] == "shell":
+                pane.fg = SHELL
+            else:
+                pane.screen = OBSERVATIONS[step["obs"]]
+        one, decided_one = pane_one.tick(one, step["t"])
+        two, decided_two = _two_step(pane_two, two, step["t"])
+        assert (one, decided_one) == (two, decided_two)
+    assert (pane_one.probes, pane_one.reads) == (pane_two.probes, pane_two.reads)
+
+
+def test_copy_state_copies_every_field() -> None:
+    """Each field set to a value of its own: a field added to `LoopState` but not to
+    `copy_state` fails here."""
+    values: dict[str, Any] = {}
+    for number, f in enumerate(fields(LoopState), start=1):
+        default = getattr(dl.new_loop_state(0), f.name)
+        if isinstance(default, bool):
+            values[f.name] = not default
+        elif f.name in ("presence", "published", "pending_idle", "release"):
+            values[f.name] = {
+                "presence": Presence(Agent.CLAUDE, 2),
+                "published": Published("working", visible_working=True),
+                "pending_idle": dl.PendingIdle(5, 1),
+                "release": dl.Release(Agent.CODEX, 9),
+            }[f.name]
+        else:
+            values[f.name] = 1000 + number
+    state = LoopState(**values)
+    copied = dl.copy_state(state)
+    assert copied == state and copied is not state
+    assert {f.name: getattr(copied, f.name) for f in fields(LoopState)} == values

@@ -461,6 +461,10 @@ def probe_foreground_process_from_jobs(
     job = full_job()
     if job is None:
         return ProbeResult(None, None, foreground_pgid, False)
+    if leader_job is not None and job == leader_job:
+        # The whole group is the leader that step 1 already read: steps a–d would ask
+        # the same questions of the same process again (a shell at its prompt).
+        return _result(job, shell_pid, None, None)
     agent = read_hint(job.process_group_id)
     if agent is not None:
         return _result(job, shell_pid, agent, agent.label)

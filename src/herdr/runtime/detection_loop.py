@@ -28,7 +28,7 @@ calls it again with that input filled in (`run_tick` does exactly this).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from herdr.detect.agents import Agent
@@ -63,6 +63,10 @@ ACQUISITION_IDLE_RESET_MS = 2000
 # and output never drives ticks closer together than the fast tick.
 OUTPUT_WAKE_DELAY_MS = 15
 MIN_OUTPUT_TICK_GAP_MS = TICK_FAST_MS
+# A pane with no agent reads no screen: its output ticks only watch the foreground
+# group (and open acquisition windows), for which §8.1's cadence is 500 ms. A shell
+# running a loop flips its group on every command, and each flip seen is a probe.
+NO_AGENT_OUTPUT_TICK_GAP_MS = 100
 
 ShellAction = Literal["observe", "report_exit", "clear", "replacement"]
 
@@ -270,7 +274,7 @@ def set_full_lifecycle_active(state: LoopState, active: bool, now: int) -> LoopS
     """Push the live-FULL flag from arbitration; false → true resets the loop (§9.2)."""
     if active == state.full_lifecycle_active:
         return state
-    fresh = reset(state, now) if active else replace(state)
+    fresh = reset(state, now) if active else copy_state(state)
     fresh.full_lifecycle_active = active
     return fresh
 
@@ -517,12 +521,52 @@ class _TickWork:
     clear_osc: bool = False
     probed: bool = False
     screen_read: bool = False
+    screen: Callable[[Agent], ScreenResult] | None = None
 
 
 def tick(state: LoopState, inp: TickInput, now: int) -> tuple[LoopState, TickDecision]:
     """One run of the tick body (§8.3). Never mutates `state`."""
-    s = replace(state)
-    work = _TickWork(events=[])
+    return _run(state, inp, now, None, None)
+
+
+def copy_state(s: LoopState) -> LoopState:
+    """A copy of `s` (``dataclasses.replace`` costs ~10x more: it walks the fields)."""
+    return LoopState(
+        s.started_at,
+        s.presence,
+        s.published,
+        s.last_refresh_at,
+        s.pending_idle,
+        s.grace_until,
+        s.last_scan_seq,
+        s.has_probed,
+        s.last_probe_at,
+        s.last_pgid,
+        s.observed_pgid,
+        s.acquisition_started_at,
+        s.last_content_change_at,
+        s.last_content_seq,
+        s.pending_shell_clear,
+        s.exit_reported,
+        s.restore_probe_pending,
+        s.release,
+        s.release_was_active,
+        s.full_lifecycle_active,
+        s.last_tick_at,
+    )
+
+
+def _run(
+    state: LoopState,
+    inp: TickInput,
+    now: int,
+    probe: Callable[[], ProbeResult] | None,
+    screen: Callable[[Agent], ScreenResult] | None,
+) -> tuple[LoopState, TickDecision]:
+    """The tick; a missing input is asked of ``probe``/``screen``, or, without them,
+    returned as a ``need`` (with `state` unchanged)."""
+    s = copy_state(state)
+    work = _TickWork(events=[], screen=screen)
     _expire_release(s, now)
     fg = inp.foreground_pgid
     work.moved = moved = group_changed(fg, s.last_pgid)
@@ -531,10 +575,13 @@ def tick(state: LoopState, inp: TickInput, now: int) -> tuple[LoopState, TickDec
         s.full_lifecycle_active, probe_in
     )
     if wants:
-        if inp.probe is None:
-            return state, TickDecision(need="probe")
+        found = inp.probe
+        if found is None:
+            if probe is None:
+                return state, TickDecision(need="probe")
+            found = probe()
         work.probed = True
-        if _apply_probe(s, inp.probe, fg, moved, now):
+        if _apply_probe(s, found, fg, moved, now):
             _on_agent_change(s, work, now)
     s.observed_pgid, s.last_tick_at = fg, now
     done = _tick_body(s, inp, work, now)
@@ -606,13 +653,16 @@ def _observe_screen(
         return Detection(IDLE, visible_idle=True)
     if should_skip_screen_read(s, work.agent_changed, exited, inp.content_seq):
         return None
-    if inp.screen is None:
-        return TickDecision(need="screen", screen_agent=agent)
+    seen = inp.screen
+    if seen is None:
+        if work.screen is None:
+            return TickDecision(need="screen", screen_agent=agent)
+        seen = work.screen(agent)
     work.screen_read = True
     s.last_scan_seq = inp.content_seq
-    if inp.screen.skip or inp.screen.detection is None:
+    if seen.skip or seen.detection is None:
         return None
-    return inp.screen.detection
+    return seen.detection
 
 
 def _publish(s: LoopState, work: _TickWork, detection: Detection, now: int) -> None:
@@ -696,7 +746,8 @@ def _timer_candidates(s: LoopState, last: int) -> list[int]:
 
 
 def wake_on_output(s: LoopState, scheduled: int | None, now: int) -> int:
-    """The deadline after PTY output: soon (coalesced), at most every 50 ms.
+    """The deadline after PTY output: soon (coalesced), at most every 50 ms (100 ms
+    while no agent is identified).
 
     A pending working→idle hold keeps its own 100 ms cadence (its confirmations count
     ticks), so output does not pull it forward.
@@ -705,7 +756,10 @@ def wake_on_output(s: LoopState, scheduled: int | None, now: int) -> int:
         return scheduled
     soon = now + OUTPUT_WAKE_DELAY_MS
     if s.last_tick_at is not None:
-        soon = max(soon, s.last_tick_at + MIN_OUTPUT_TICK_GAP_MS)
+        gap = (
+            MIN_OUTPUT_TICK_GAP_MS if s.presence.agent is not None else NO_AGENT_OUTPUT_TICK_GAP_MS
+        )
+        soon = max(soon, s.last_tick_at + gap)
     return soon if scheduled is None else min(scheduled, soon)
 
 
@@ -718,13 +772,6 @@ def run_tick(
     probe: Callable[[], ProbeResult],
     screen: Callable[[Agent], ScreenResult],
 ) -> tuple[LoopState, TickDecision]:
-    """Run `tick`, supplying the probe and screen evaluation when it asks for them."""
-    inp = TickInput(foreground_pgid, content_seq)
-    while True:
-        new_state, decision = tick(state, inp, now)
-        if decision.need == "probe":
-            inp = replace(inp, probe=probe())
-        elif decision.need == "screen" and decision.screen_agent is not None:
-            inp = replace(inp, screen=screen(decision.screen_agent))
-        else:
-            return new_state, decision
+    """`tick`, calling ``probe``/``screen`` at the point it needs them (one pass: the
+    same decisions as calling `tick` again with the input filled in)."""
+    return _run(state, TickInput(foreground_pgid, content_seq), now, probe, screen)

@@ -4,9 +4,10 @@ The decisions live in pure modules (`runtime.detection_loop` schedules probes an
 screen reads and debounces publishes; `runtime.agent_state` arbitrates screen vs.
 hooks). This module is the I/O around them:
 
-* one asyncio task per terminal sleeps until the loop's next deadline, or until PTY
-  output wakes it (`on_output` is one dict lookup and an ``Event.set`` — no per-byte
-  work; the burst is coalesced by `wake_on_output`);
+* one timer per terminal fires at the loop's next deadline (no task: a burst of PTY
+  output costs one timer callback, not two task steps). `on_output` folds the first
+  read since the last tick into the deadline (`wake_on_output` coalesces the burst) and
+  re-arms the timer only when that brings it forward; later reads are a flag check;
 * a tick probes the foreground job through /proc, reads the detection text only when
   the loop asks, and evaluates the active manifest from one server-wide cache;
 * every arbitration `Update` becomes events: ``pane_agent_detected`` (before the first
@@ -58,6 +59,19 @@ def now_ms() -> int:
     return time.monotonic_ns() // 1_000_000
 
 
+class DriverWake:
+    """``set()``: the pane's driver re-plans its timer (its deadline was changed from
+    outside a tick, e.g. a reset, a handoff or a hook report)."""
+
+    __slots__ = ("_replan",)
+
+    def __init__(self, replan: Callable[[], None]) -> None:
+        self._replan = replan
+
+    def set(self) -> None:
+        self._replan()
+
+
 @dataclass(eq=False)
 class PaneAgent:
     """Detection and arbitration state of one terminal, plus its driver task."""
@@ -66,9 +80,14 @@ class PaneAgent:
     st: agent_state.TerminalAgentState
     loop: dl.LoopState
     deadline: int | None
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    # Set by the runtime: ``wake.set()`` makes the driver re-plan (what an
+    # ``asyncio.Event.set`` did when the driver was a task).
+    wake: DriverWake = field(init=False)
+    # Output arrived since the last tick and is already folded into ``deadline``.
     output: bool = False
-    task: asyncio.Task[None] | None = None
+    # The armed wake-up and the ms deadline it fires at.
+    timer: asyncio.TimerHandle | None = None
+    timer_at: int | None = None
     waiters: set[asyncio.Event] = field(default_factory=set)
     state_change_seq: int = 0
     # Bumped whenever the occupying agent changes: waits pin to one occupant.
@@ -140,18 +159,29 @@ class AgentRuntime:
         pa = PaneAgent(
             term, agent_state.TerminalAgentState(), loop_state, dl.next_deadline(loop_state)
         )
+        pa.wake = DriverWake(lambda: self._replan(pa))
         self.panes[term.terminal_id] = pa
-        pa.task = asyncio.get_running_loop().create_task(
-            self._drive(pa), name=f"agent-detect-{term.terminal_id}"
-        )
+        self._arm(pa)
         return pa
 
     def on_output(self, term: Terminal) -> None:
-        """PTY output arrived (hot path: one lookup, one flag, one set)."""
+        """PTY output arrived (hot path: after the first read since the last tick, one
+        lookup and one flag check; the first one moves the deadline forward)."""
         pa = self.panes.get(term.terminal_id)
-        if pa is not None:
-            pa.output = True
-            pa.wake.set()
+        if pa is None or pa.output:
+            return
+        pa.output = True
+        now = now_ms()
+        deadline = dl.wake_on_output(pa.loop, pa.deadline, now)
+        pa.deadline = deadline
+        at = pa.timer_at
+        if at is None or deadline < at:
+            # Earlier than everything the timer was armed for: it is the next due time.
+            if pa.timer is not None:
+                pa.timer.cancel()
+            loop = asyncio.get_running_loop()
+            delay = max(0.0, (deadline - now) / 1000)
+            pa.timer, pa.timer_at = loop.call_later(delay, self._fire, pa), deadline
 
     def on_exit(self, term: Terminal) -> None:
         """The pane's child exited: publish idle + exit for its agent, then stop."""
@@ -175,8 +205,7 @@ class AgentRuntime:
             return
         pa.closed = True
         pa.occupant += 1
-        if pa.task is not None:
-            pa.task.cancel()
+        self._disarm(pa)
         pa.notify()
 
     def track_launch(self, task: asyncio.Task[None]) -> None:
@@ -185,10 +214,9 @@ class AgentRuntime:
         task.add_done_callback(self.launches.discard)
 
     async def shutdown(self) -> None:
-        tasks = [pa.task for pa in self.panes.values() if pa.task is not None]
-        for launch in self.launches:
+        tasks = list(self.launches)
+        for launch in tasks:
             launch.cancel()
-        tasks += self.launches
         for terminal_id in list(self.panes):
             self.detach(terminal_id)
         if tasks:
@@ -196,42 +224,57 @@ class AgentRuntime:
 
     # -- the driver ------------------------------------------------------------------
 
-    async def _drive(self, pa: PaneAgent) -> None:
+    def _arm(self, pa: PaneAgent) -> None:
+        """(Re-)arm the pane's timer for its next due time (none: output wakes it)."""
+        if pa.closed:
+            return
+        due = self._next_due(pa)
+        if due == pa.timer_at and pa.timer is not None:
+            return
+        if pa.timer is not None:
+            pa.timer.cancel()
+        if due is None:
+            pa.timer = pa.timer_at = None
+            return
+        delay = max(0.0, (due - now_ms()) / 1000)
         loop = asyncio.get_running_loop()
+        pa.timer, pa.timer_at = loop.call_later(delay, self._fire, pa), due
+
+    def _disarm(self, pa: PaneAgent) -> None:
+        if pa.timer is not None:
+            pa.timer.cancel()
+        pa.timer = pa.timer_at = None
+
+    def _replan(self, pa: PaneAgent) -> None:
+        """The deadline was set from outside a tick: output folds in afresh, re-arm."""
+        pa.output = False
+        self._arm(pa)
+
+    def _fire(self, pa: PaneAgent) -> None:
+        """The timer fired: expire metadata, follow a reporter's job, tick if due."""
+        pa.timer = pa.timer_at = None
+        if pa.closed:
+            return
+        now = now_ms()
         try:
-            while not pa.closed:
-                due = self._next_due(pa)
-                handle: asyncio.TimerHandle | None = None
-                if not pa.wake.is_set():
-                    if due is not None:
-                        handle = loop.call_later(max(0.0, (due - now_ms()) / 1000), pa.wake.set)
-                    await pa.wake.wait()
-                if handle is not None:
-                    handle.cancel()
-                pa.wake.clear()
-                if pa.closed:
-                    return
-                now = now_ms()
-                if pa.output:
-                    pa.output = False
-                    pa.deadline = dl.wake_on_output(pa.loop, pa.deadline, now)
-                meta_due = agent_state.next_metadata_deadline(pa.st)
-                if meta_due is not None and meta_due <= now:
-                    self._publish(pa, self._expire(pa, now))
-                if pa.st.hook_job is not None:
-                    self._check_reporter(pa, now)
-                if pa.deadline is not None and pa.deadline <= now:
-                    try:
-                        self._tick(pa, now)
-                    except Exception:
-                        # One bad tick (a vanished process, a closed emulator) must not
-                        # end detection for the pane: log it and try again later.
-                        log.exception("agent detection tick for %s failed", pa.terminal_id)
-                        pa.deadline = now + ERROR_RETRY_MS
-        except asyncio.CancelledError:
-            raise
+            meta_due = agent_state.next_metadata_deadline(pa.st)
+            if meta_due is not None and meta_due <= now:
+                self._publish(pa, self._expire(pa, now))
+            if pa.st.hook_job is not None:
+                self._check_reporter(pa, now)
+            if pa.deadline is not None and pa.deadline <= now and not pa.closed:
+                pa.output = False
+                try:
+                    self._tick(pa, now)
+                except Exception:
+                    # One bad tick (a vanished process, a closed emulator) must not
+                    # end detection for the pane: log it and try again later.
+                    log.exception("agent detection tick for %s failed", pa.terminal_id)
+                    pa.deadline = now + ERROR_RETRY_MS
         except Exception:
             log.exception("agent detection for %s failed", pa.terminal_id)
+            return
+        self._arm(pa)
 
     def _next_due(self, pa: PaneAgent) -> int | None:
         candidates = [
@@ -273,7 +316,7 @@ class AgentRuntime:
             now,
             foreground_pgid=fg,
             content_seq=term.emulator.content_seq,
-            probe=lambda: self._probe(shell_pid, fd),
+            probe=lambda: self._probe(shell_pid, fg),
             screen=lambda agent: self._screen(pa, term, agent),
         )
         if decision.clear_osc:
@@ -283,8 +326,8 @@ class AgentRuntime:
         pa.deadline = dl.next_deadline(pa.loop)
         self._announce_approval(pa, term)
 
-    def _probe(self, shell_pid: int, fd: int) -> dl.ProbeResult:
-        found = procfs.probe_foreground(shell_pid, master_fd=fd, mode=self.mode)
+    def _probe(self, shell_pid: int, fg: int | None) -> dl.ProbeResult:
+        found = procfs.probe_group(shell_pid, fg, mode=self.mode)
         return dl.ProbeResult(found.agent, found.process_group_id, found.foreground_is_pane_shell)
 
     def manifest_for(self, agent: Agent) -> Any:

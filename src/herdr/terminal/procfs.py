@@ -198,17 +198,47 @@ def foreground_pgid(shell_pid: int, master_fd: int | None = None) -> int | None:
     return stat.tpgid if stat is not None and stat.tpgid > 0 else None
 
 
-def leader_job(pgid: int) -> ForegroundJob | None:
+class ProbeReads:
+    """The /proc reads of one probe, each process read once: the leader job, the full
+    walk and the hint checks all ask for the group leader (stat, cmdline, environ), so
+    without this a probe read them two or three times (docs/performance.md)."""
+
+    __slots__ = ("_hints", "_processes", "_stats")
+
+    def __init__(self) -> None:
+        self._stats: dict[int, ProcStat | None] = {}
+        self._processes: dict[int, ForegroundProcess | None] = {}
+        self._hints: dict[int, Agent | None] = {}
+
+    def stat(self, pid: int) -> ProcStat | None:
+        if pid not in self._stats:
+            self._stats[pid] = read_stat(pid)
+        return self._stats[pid]
+
+    def process(self, pid: int, stat: ProcStat) -> ForegroundProcess | None:
+        if pid not in self._processes:
+            self._processes[pid] = read_process(pid, stat)
+        return self._processes[pid]
+
+    def hint(self, pid: int) -> Agent | None:
+        if pid not in self._hints:
+            self._hints[pid] = agent_hint(pid)
+        return self._hints[pid]
+
+
+def leader_job(pgid: int, reads: ProbeReads | None = None) -> ForegroundJob | None:
     """The cheap path: the group leader alone, if it is alive and still leads ``pgid``."""
-    stat = read_stat(pgid)
+    reads = reads or ProbeReads()
+    stat = reads.stat(pgid)
     if stat is None or stat.pgrp != pgid:
         return None
-    process = read_process(pgid, stat)
+    process = reads.process(pgid, stat)
     return None if process is None else ForegroundJob(pgid, (process,))
 
 
-def full_job(shell_pid: int, pgid: int) -> ForegroundJob | None:
+def full_job(shell_pid: int, pgid: int, reads: ProbeReads | None = None) -> ForegroundJob | None:
     """Every process of group ``pgid`` under the pane: BFS from [shell, pgid]."""
+    reads = reads or ProbeReads()
     seen: set[int] = set()
     queue: deque[int] = deque(p for p in (shell_pid, pgid) if p > 0)
     members: list[ForegroundProcess] = []
@@ -217,11 +247,11 @@ def full_job(shell_pid: int, pgid: int) -> ForegroundJob | None:
         if pid in seen:
             continue
         seen.add(pid)
-        stat = read_stat(pid)
+        stat = reads.stat(pid)
         if stat is None:
             continue
         if stat.pgrp == pgid:
-            process = read_process(pid, stat)
+            process = reads.process(pid, stat)
             if process is not None:
                 members.append(process)
         queue.extend(c for c in task_children(pid) if c not in seen)
@@ -259,18 +289,29 @@ def probe_foreground(
     mode: ProcessDetectionMode = ProcessDetectionMode.NATIVE,
 ) -> ProbeResult:
     """Which agent is in the pane's foreground right now (§2.3)."""
-    observed = foreground_pgid(shell_pid, master_fd)
+    return probe_group(shell_pid, foreground_pgid(shell_pid, master_fd), mode=mode)
+
+
+def probe_group(
+    shell_pid: int,
+    observed: int | None,
+    *,
+    mode: ProcessDetectionMode = ProcessDetectionMode.NATIVE,
+) -> ProbeResult:
+    """`probe_foreground` for a foreground group the caller has just observed (the
+    detection tick reads it first to decide whether to probe at all)."""
     group = observed
     if group is None and mode is ProcessDetectionMode.CHILD_GROUPS:
         group = child_groups_pgid(shell_pid)
     if group is None:
         return ProbeResult(None, None, None, False)
     target = group
+    reads = ProbeReads()
     return probe_foreground_process_from_jobs(
         shell_pid,
         observed,
-        leader_job(observed) if observed is not None else None,  # inferred groups: full walk
-        lambda: full_job(shell_pid, target),
-        agent_hint,
+        leader_job(observed, reads) if observed is not None else None,  # inferred: full walk
+        lambda: full_job(shell_pid, target, reads),
+        reads.hint,
         resolve=resolve_path,
     )
