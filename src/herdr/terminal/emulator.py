@@ -155,6 +155,35 @@ class Emulator:
         self._grid_ref_fn: Any = _GRID_REF
         self._link_buf: Any = ffi.new("uint8_t[]", 2048)
         self._row: Any = ffi.new("GhosttyRow*")
+        # What a client frame needs besides rows (cursor, visibility, scrollbar), read in
+        # one library call per frame (frame_state) instead of five.
+        self._fs_x: Any = ffi.new("uint16_t*")
+        self._fs_y: Any = ffi.new("uint16_t*")
+        self._fs_visible: Any = ffi.new("bool*")
+        self._fs_bar: Any = ffi.new("GhosttyTerminalScrollbar*")
+        self._fs_keys: Any = ffi.new(
+            "GhosttyTerminalData[]",
+            [
+                lib.GHOSTTY_TERMINAL_DATA_CURSOR_X,
+                lib.GHOSTTY_TERMINAL_DATA_CURSOR_Y,
+                lib.GHOSTTY_TERMINAL_DATA_CURSOR_VISIBLE,
+                lib.GHOSTTY_TERMINAL_DATA_SCROLLBAR,
+            ],
+        )
+        outs = (self._fs_x, self._fs_y, self._fs_visible, self._fs_bar)
+        self._fs_values: Any = ffi.new("void*[]", [ffi.cast("void*", p) for p in outs])
+        self._fs_written: Any = ffi.new("size_t*")
+        # The styled-rows formatter's options never change: set once, not per read.
+        self._rows_opts: Any = _new_sized("GhosttyFormatterTerminalOptions")
+        self._rows_opts.emit = lib.GHOSTTY_FORMATTER_FORMAT_VT
+        self._rows_opts.unwrap = False
+        self._rows_opts.trim = False
+        self._rows_opts.extra.screen.style = False
+        self._rows_opts.selection = self._sel
+        # The viewport follows the bottom and nothing scrolled it since: scroll_offset is
+        # 0 without asking the library (output, resizes and screen switches keep a
+        # following viewport following; only the scroll calls below move it).
+        self._follows = True
 
         self.osc = OscTracker()
         self.content_seq = 0
@@ -323,6 +352,7 @@ class Emulator:
 
     def scroll_viewport(self, delta_rows: int) -> None:
         """Scroll the viewport; negative is up into scrollback."""
+        self._follows = False  # asked from the library until scroll_to_bottom
         self._scroll.tag = lib.GHOSTTY_SCROLL_VIEWPORT_DELTA
         self._scroll.value.delta = delta_rows
         self._scroll_fn(self._t, self._scroll[0])
@@ -331,6 +361,7 @@ class Emulator:
         self._scroll.tag = lib.GHOSTTY_SCROLL_VIEWPORT_BOTTOM
         self._scroll.value.delta = 0
         self._scroll_fn(self._t, self._scroll[0])
+        self._follows = True
 
     def scroll_to_offset(self, offset: int) -> bool:
         """Put the viewport ``offset`` rows above the bottom (clamped to the scrollback);
@@ -339,6 +370,9 @@ class Emulator:
         target = max(0, min(offset, most))
         if target == before:
             return False
+        if target == 0:
+            self.scroll_to_bottom()
+            return True
         self.scroll_viewport(before - target)
         if self.scroll_offset != target:  # the library's delta rounding: land exactly
             self.scroll_to_bottom()
@@ -349,6 +383,8 @@ class Emulator:
     @property
     def scroll_offset(self) -> int:
         """Rows the viewport is above the bottom (0 = following output)."""
+        if self._follows:
+            return 0
         bar = self._get_struct(lib.GHOSTTY_TERMINAL_DATA_SCROLLBAR, self._scrollbar)
         return max(0, int(bar.total) - int(bar.offset) - int(bar.len))
 
@@ -358,6 +394,21 @@ class Emulator:
         bar = self._get_struct(lib.GHOSTTY_TERMINAL_DATA_SCROLLBAR, self._scrollbar)
         total, length = int(bar.total), int(bar.len)
         return max(0, total - int(bar.offset) - length), max(0, total - length), length
+
+    def frame_state(self) -> tuple[int, int, tuple[int, int] | None]:
+        """(``scroll_offset``, ``total_rows``, ``cursor`` or None while it is hidden), read
+        in one library call: what a client's frame needs besides its rows."""
+        _check(
+            lib.ghostty_terminal_get_multi(
+                self._t, 4, self._fs_keys, self._fs_values, self._fs_written
+            ),
+            "terminal_get_multi",
+        )
+        bar = self._fs_bar
+        total = int(bar.total)
+        offset = max(0, total - int(bar.offset) - int(bar.len))
+        cursor = (int(self._fs_x[0]), int(self._fs_y[0])) if self._fs_visible[0] else None
+        return offset, total, cursor
 
     def _get_struct(self, key: int, out: Any) -> Any:
         _check(lib.ghostty_terminal_get(self._t, key, out), f"terminal_get {key}")
@@ -496,6 +547,10 @@ class Emulator:
         opts.trim = trim
         opts.extra.screen.style = ansi and pen
         opts.selection = sel
+        return self._run_formatter(opts)
+
+    def _run_formatter(self, opts: Any) -> str:
+        """Format with ``opts`` (a ``GhosttyFormatterTerminalOptions*``) into ``_buf``."""
         fmt = self._fmt
         _check(lib.ghostty_formatter_terminal_new(ffi.NULL, fmt, self._t, opts[0]), "formatter_new")
         try:
@@ -574,9 +629,10 @@ class Emulator:
         start = max(0, first)
         if start > end:
             return []
-        text = self._format(
-            start, end, lib.GHOSTTY_POINT_TAG_ACTIVE, ansi=True, unwrap=False, trim=False, pen=False
-        )
+        sel = self._sel
+        sel.start = self._grid_ref(0, start, lib.GHOSTTY_POINT_TAG_ACTIVE)
+        sel.end = self._grid_ref(self._cols - 1, end, lib.GHOSTTY_POINT_TAG_ACTIVE)
+        text = self._run_formatter(self._rows_opts)  # VT, untrimmed, no pen
         if text.endswith(_SGR_RESET):  # the formatter's final reset, not part of a row
             text = text[: -len(_SGR_RESET)]
         rows = [
