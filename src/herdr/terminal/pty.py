@@ -41,6 +41,11 @@ READ_SIZE = 64 * 1024
 # So each pane reads what its last deliveries say fits in TURN_BUDGET_S, within
 # MIN_TURN_BYTES..READ_SIZE, then waits for the next turn (docs/performance.md).
 TURN_BUDGET_S = 0.0005
+# A read this short ends the turn without asking again: a keystroke's echo is a byte or
+# two, and the read that would only say "empty" (EAGAIN, an exception) costs more than the
+# echo's own read. A flood reads full kernel buffers (4 KiB), so it never stops here; what
+# arrives meanwhile is read on the next turn (the descriptor stays readable).
+SHORT_READ = 512
 MIN_TURN_BYTES = 2 * 1024
 WRITE_LIMIT = 4 * 1024 * 1024
 TEARDOWN_GRACE = 1.0
@@ -457,6 +462,8 @@ class AsyncPty:
                 break
             chunks.append(data)
             total += len(data)
+            if len(data) < SHORT_READ:
+                break  # an echo or a prompt: the PTY is (nearly surely) empty now
         if chunks:
             start = time.perf_counter()
             self._deliver(chunks[0] if len(chunks) == 1 else b"".join(chunks))
