@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from herdr.api.attach_messages import Input, encode_line
 from herdr_testing import ServerHandle, wait_until
 
 
@@ -275,5 +276,21 @@ def test_a_line_past_the_bound_drops_only_that_client(shared_workspace: ServerHa
         with pytest.raises((EOFError, ConnectionResetError)):
             stream.pump(lambda: False, timeout=10.0)
         assert shared_workspace.request("ping", {})["result"]["type"] == "pong"
+    finally:
+        stream.close()
+
+
+def test_keys_in_the_clients_compact_form_reach_the_pane(shared_workspace: ServerHandle) -> None:
+    """The TUI writes one compact line per key (the server's fast path); mixed with
+    lines only the general decoder reads, every key lands, in order, in the right pane."""
+    stream = Stream(str(shared_workspace.socket_path), {"cols": 80, "rows": 24})
+    try:
+        stream.pump(lambda: "w1:p1" in stream.rows)
+        for key in "echo com":
+            stream.sock.sendall(encode_line(Input(pane_id="w1:p1", data=key)))
+        stream.sock.sendall(b'{"t":"in","pane_id":null,"data":"pa"}\n')  # the focused pane
+        stream.send({"t": "in", "pane_id": "w1:p1", "data": "''ct"})  # the general path
+        stream.sock.sendall(encode_line(Input(pane_id="w1:p1", data="-ok\r")))  # escaped CR
+        stream.pump(lambda: "compact-ok" in stream.text("w1:p1").replace("echo compa''ct", ""))
     finally:
         stream.close()

@@ -56,6 +56,7 @@ from herdr.api.attach_messages import (
     WindowTitle,
     decode_client,
     encode_line,
+    plain_input,
 )
 from herdr.api.limits import MAX_SIZE_CELLS
 from herdr.runtime import model as m
@@ -105,6 +106,9 @@ class _Screen:
     vers: list[int] = field(default_factory=list)
     ver: int = 0
     revision: int = -1
+    # the rows whose version is ``ver`` (what the last refresh changed), ascending; None:
+    # not known (every row was re-read), so a client one version behind scans ``vers``
+    changed: list[int] | None = None
     cursor: tuple[int, int] | None = None
     mouse: int = 0
     app_cursor: bool = False
@@ -114,6 +118,9 @@ class _Screen:
     scrolled: bool = False
     offset: int = 0  # rows the viewport is scrolled up into the scrollback
     total: int = 0  # scrollback + screen rows
+    # everything a ``rows`` message carries besides rows, as one value: a client that
+    # has it and the current ``ver`` needs nothing (see _rows_line)
+    meta: tuple[object, ...] = ()
 
     def refresh(self, term: Terminal) -> None:
         em = term.emulator
@@ -121,38 +128,54 @@ class _Screen:
             return
         self.revision = em.revision
         self.ver += 1
-        size = (em.cols, em.rows)
-        offset = em.scroll_offset
+        offset, self.total, cursor = em.frame_state()  # one library call
         self.offset = offset
-        self.total = em.total_rows
         if offset:
             self._viewport(term, offset)
-            return
-        if size != self.size or self.scrolled:
-            self.scrolled = False
-            self.size = size
-            self.rows = em.ansi_rows()
-            self.vers = [self.ver] * len(self.rows)
-            em.forget_sent_rows()
-            em.take_changed_rows(scrolled=False)
         else:
-            for y, row in em.take_changed_rows(scrolled=False).items():
-                if y < len(self.rows):
-                    self.rows[y] = row
-                    self.vers[y] = self.ver
-        self.cursor = em.cursor if em.cursor_visible else None
-        modes = em.input_modes()
-        self.mouse = modes.mouse_tracking
-        self.app_cursor = modes.application_cursor
-        self.kitty = modes.kitty_flags
-        self.mok = modes.modify_other_keys
-        self.alt = modes.alternate_screen
+            size = (em.cols, em.rows)
+            if size != self.size or self.scrolled:
+                self.scrolled = False
+                self.size = size
+                self.rows = em.ansi_rows()
+                self.vers = [self.ver] * len(self.rows)
+                self.changed = None
+                em.forget_sent_rows()
+                em.take_changed_rows(scrolled=False)
+            else:
+                rows, vers, ver = self.rows, self.vers, self.ver
+                changed: list[int] = []
+                for y, row in em.take_changed_rows(scrolled=False).items():
+                    if y < len(rows):
+                        rows[y] = row
+                        vers[y] = ver
+                        changed.append(y)
+                changed.sort()
+                self.changed = changed
+            self.cursor = cursor
+            modes = em.input_modes()
+            self.mouse = modes.mouse_tracking
+            self.app_cursor = modes.application_cursor
+            self.kitty = modes.kitty_flags
+            self.mok = modes.modify_other_keys
+            self.alt = modes.alternate_screen
+        self.meta = (
+            self.size,
+            self.cursor,
+            self.mouse,
+            self.app_cursor,
+            self.kitty,
+            self.mok,
+            self.offset,
+            self.total,
+            self.alt,
+        )
 
     def _viewport(self, term: Terminal, offset: int) -> None:
         """Rows of a viewport scrolled ``offset`` rows up into the scrollback."""
         em = term.emulator
         self.scrolled = True
-        end = em.total_rows - 1 - offset
+        end = self.total - 1 - offset
         start = max(0, end - em.rows + 1)
         text = em.screen_text(start, end, ansi=True)
         rows = [
@@ -163,13 +186,25 @@ class _Screen:
             self.size = (em.cols, em.rows)
             self.rows = rows
             self.vers = [self.ver] * len(rows)
+            self.changed = None
         else:
+            changed: list[int] = []
             for y, row in enumerate(rows):
                 if self.rows[y] != row:
                     self.rows[y] = row
                     self.vers[y] = self.ver
+                    changed.append(y)
+            self.changed = changed
         self.cursor = None
         self.mouse = 0
+
+    def rows_since(self, ver: int) -> list[tuple[int, str]]:
+        """(y, row) of every row newer than version ``ver``, ascending."""
+        rows = self.rows
+        if ver == self.ver - 1 and self.changed is not None:
+            return [(y, rows[y]) for y in self.changed]  # the usual case: one refresh behind
+        vers = self.vers
+        return [(y, r) for y, r in enumerate(rows) if vers[y] > ver]
 
     def invalidate(self) -> None:
         """Re-read on the next refresh (the viewport moved without new output)."""
@@ -178,15 +213,11 @@ class _Screen:
 
 @dataclass(eq=False)
 class _Sent:
+    """What one client was last sent of one pane (updated in place)."""
+
     terminal_id: str
-    size: tuple[int, int]
     ver: int
-    cursor: tuple[int, int] | None
-    mouse: int
-    app_cursor: bool
-    keyboard: tuple[int, int]
-    scroll: tuple[int, int] = (0, 0)  # (offset, total)
-    alt: bool = False
+    meta: tuple[object, ...]
 
 
 @dataclass(eq=False)
@@ -501,7 +532,10 @@ class AttachRegistry:
         False when the loop must handle it (busy, or anything else may have changed).
         """
         now = time.monotonic()
-        interactive = _is_interactive(client, term, now)
+        mark = client.interactive
+        interactive = (
+            mark is not None and mark[0] == term.terminal_id and now - mark[1] < INTERACTIVE_S
+        )
         if not interactive and (not client.idle or client.wake.is_set()):
             return False
         conn = client.conn
@@ -621,33 +655,18 @@ class AttachRegistry:
             screen = self.screens[term.terminal_id] = _Screen()
         screen.refresh(term)
         sent = client.sent.get(pane_id)
-        full = sent is None or sent.terminal_id != term.terminal_id or sent.size != screen.size
-        if full:
+        meta = screen.meta
+        if sent is None or sent.terminal_id != term.terminal_id or sent.meta[0] != screen.size:
+            full = True
             rows = list(enumerate(screen.rows))
+            client.sent[pane_id] = _Sent(term.terminal_id, screen.ver, meta)
         else:
-            assert sent is not None
-            if (
-                sent.ver == screen.ver
-                and sent.cursor == screen.cursor
-                and sent.mouse == screen.mouse
-                and sent.app_cursor == screen.app_cursor
-                and sent.keyboard == (screen.kitty, screen.mok)
-                and sent.scroll == (screen.offset, screen.total)
-                and sent.alt == screen.alt
-            ):
+            if sent.ver == screen.ver and sent.meta == meta:
                 return None
-            rows = [(y, r) for y, r in enumerate(screen.rows) if screen.vers[y] > sent.ver]
-        client.sent[pane_id] = _Sent(
-            term.terminal_id,
-            screen.size,
-            screen.ver,
-            screen.cursor,
-            screen.mouse,
-            screen.app_cursor,
-            (screen.kitty, screen.mok),
-            (screen.offset, screen.total),
-            screen.alt,
-        )
+            full = False
+            rows = screen.rows_since(sent.ver)
+            sent.ver = screen.ver
+            sent.meta = meta
         return encode_line(
             Rows(
                 pane_id=pane_id,
@@ -669,23 +688,14 @@ class AttachRegistry:
 
     def handle_message(self, client: AttachedClient, msg: ClientMessage) -> None:
         host = self.core.panes
-        if isinstance(msg, Input | Paste):
-            raw = msg.data.encode("latin-1", "replace")
+        if isinstance(msg, Input):
+            self.type_keys(client, msg.pane_id or None, msg.data.encode("latin-1", "replace"))
+        elif isinstance(msg, Paste):
+            raw = msg.data.encode("latin-1", "replace").replace(b"\x1b[201~", b"")
             term = self._typing_terminal(client, msg.pane_id or None)
-            if term is None:
-                return
-            if isinstance(msg, Paste):
-                raw = raw.replace(b"\x1b[201~", b"")
-                if term.emulator.input_modes().bracketed_paste:
-                    raw = b"\x1b[200~" + raw + b"\x1b[201~"
-            if term.emulator.scroll_offset:
-                term.emulator.scroll_to_bottom()
-                self._invalidate(term)
-            with contextlib.suppress(Exception):
-                term.write(raw)
-            client.interactive = (term.terminal_id, time.monotonic())
-            self.touch(client)
-            self.sync_title(client)
+            if term is not None and term.emulator.input_modes().bracketed_paste:
+                raw = b"\x1b[200~" + raw + b"\x1b[201~"
+            self._type_into(client, term, raw)
         elif isinstance(msg, Scroll):
             term = self._input_terminal(client, msg.pane_id or None)
             delta = _clamp(msg.delta, 0, low=-_MAX_SCROLL, high=_MAX_SCROLL)
@@ -724,6 +734,26 @@ class AttachRegistry:
             client.wake.set()
         elif isinstance(msg, Surface):
             self._surface(client, msg.active)
+
+    def type_keys(self, client: AttachedClient, pane_id: str | None, raw: bytes) -> None:
+        """An ``in`` message: ``raw`` into the pane (the focused one when ``pane_id`` is
+        None). Also the whole of the fast path for plain keys (:func:`plain_input`)."""
+        self._type_into(client, self._typing_terminal(client, pane_id), raw)
+
+    def _type_into(self, client: AttachedClient, term: Terminal | None, raw: bytes) -> None:
+        if term is None:
+            return
+        em = term.emulator
+        if em.scroll_offset:  # answered without the library while the viewport follows
+            em.scroll_to_bottom()
+            self._invalidate(term)
+        with contextlib.suppress(Exception):
+            term.write(raw)
+        now = time.monotonic()
+        client.interactive = (term.terminal_id, now)
+        client.last_active = now  # touch(), without a second clock read
+        self.apply_size(client)
+        self.sync_title(client)
 
     def _surface(self, client: AttachedClient, active: bool) -> None:
         """Take or release ``client``'s surface-interest lease, and acknowledge it."""
@@ -872,18 +902,19 @@ class _ClientLines:
             self.client.conn.abort()
 
     def _line(self, line: bytes) -> None:
+        plain = plain_input(line)
+        if plain is not None:
+            try:
+                self.registry.type_keys(self.client, plain[0], plain[1])
+            except Exception:
+                log.exception("attach message failed")
+            return
         msg = decode_client(line)
         if msg is not None:
             try:
                 self.registry.handle_message(self.client, msg)
             except Exception:
                 log.exception("attach message failed")
-
-
-def _is_interactive(client: AttachedClient, term: Terminal, now: float) -> bool:
-    """Whether ``client`` typed into ``term`` within :data:`INTERACTIVE_S`."""
-    mark = client.interactive
-    return mark is not None and mark[0] == term.terminal_id and now - mark[1] < INTERACTIVE_S
 
 
 def _attach_params(params: Any) -> AttachParams:
