@@ -8,8 +8,6 @@ from typing import Any, NamedTuple
 
 import msgspec
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from herdr.api import attach_messages as am
 from herdr.api.schema import build_schema
@@ -312,75 +310,3 @@ def test_state_documents_from_plain_values() -> None:
     plain = json.loads(am.encode_line(am.State(state=_doc())))["state"]
     assert am.decode_state(plain) == _doc()
     assert am.decode_state({"panes": []}) == am.StateDoc()
-
-
-def _as_decoded(line: bytes) -> tuple[str | None, bytes] | None:
-    """What the general path makes of an ``in`` line: (pane or None, raw bytes)."""
-    msg = am.decode_client(line)
-    if not isinstance(msg, am.Input):
-        return None
-    return msg.pane_id or None, msg.data.encode("latin-1", "replace")
-
-
-PLAIN_LINES = [
-    pytest.param(b'{"t":"in","pane_id":"w1:p1","data":"a"}', ("w1:p1", b"a"), id="letter"),
-    pytest.param(b'{"t":"in","pane_id":"w1:p1","data":"a"}\n', ("w1:p1", b"a"), id="newline"),
-    pytest.param(b'{"t":"in","pane_id":null,"data":"ls -l"}', (None, b"ls -l"), id="null-pane"),
-    pytest.param(b'{"t":"in","pane_id":"","data":"x"}', (None, b"x"), id="empty-pane"),
-    pytest.param(b'{"t":"in","pane_id":"w1:p1","data":""}', ("w1:p1", b""), id="no-data"),
-    pytest.param(b'{"t":"in","pane_id":"w1:p1","data":"\x7f"}', ("w1:p1", b"\x7f"), id="del"),
-    pytest.param(b'{"t":"in","pane_id":"popup_1","data":"q"}', ("popup_1", b"q"), id="popup"),
-]
-
-GENERAL_LINES = [
-    pytest.param(b'{"t":"in","pane_id":"w1:p1","data":"\\u001b[A"}', id="escaped"),
-    pytest.param(b'{"t":"in","pane_id":"w1:p1","data":"\\r"}', id="escaped-cr"),
-    pytest.param(b'{"t":"in","pane_id":"w1:p1","data":"\xc3\xa9"}', id="utf8"),
-    pytest.param(b'{"t":"in","pane_id":"w1:p1","data":"\xe2\x9c\x93"}', id="past-latin1"),
-    pytest.param(b'{"t": "in", "pane_id": "w1:p1", "data": "a"}', id="spaced"),
-    pytest.param(b'{"t":"in","data":"a","pane_id":"w1:p1"}', id="other-order"),
-    pytest.param(b'{"t":"paste","pane_id":"w1:p1","data":"a"}', id="paste"),
-    pytest.param(b'{"t":"in","pane_id":"w1:p1","data":"a\x01"}', id="raw-control"),
-    pytest.param(b'{"t":"in","pane_id":"w1:p1","data":"a"}x', id="trailing-junk"),
-    pytest.param(b'{"t":"in","pane_id":"w1:p1","data":"}', id="unterminated"),
-    pytest.param(b'{"t":"in","pane_id":null,"data":"}', id="unterminated-null"),
-    pytest.param(b'{"t":"in","pane_id":"a","data":"b","data":"c"}', id="quotes-inside"),
-    pytest.param(b'{"t":"in","pane_id":"w\xc3\xa9","data":"a"}', id="utf8-pane"),
-    pytest.param(b'{"t":"in","pane_id":5,"data":"a"}', id="pane-not-string"),
-]
-
-
-@pytest.mark.parametrize(("line", "expected"), PLAIN_LINES)
-def test_plain_input_reads_what_the_decoder_reads(
-    line: bytes, expected: tuple[str | None, bytes]
-) -> None:
-    assert am.plain_input(line) == expected
-    assert _as_decoded(line) == expected
-
-
-@pytest.mark.parametrize("line", GENERAL_LINES)
-def test_other_lines_are_left_to_the_decoder(line: bytes) -> None:
-    assert am.plain_input(line) is None
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    st.one_of(st.none(), st.text(max_size=8)),
-    st.text(st.characters(max_codepoint=0x2FF), max_size=12),
-    st.integers(-1, 60),
-    st.binary(max_size=3),
-)
-def test_plain_input_never_disagrees_with_the_decoder(
-    pane: str | None, data: str, cut: int, noise: bytes
-) -> None:
-    """Lines as the client writes them, and the same lines cut or with bytes spliced
-    in: the fast path either declines or reads exactly what the decoder reads."""
-    line = am.encode_line(am.Input(pane_id=pane, data=data))
-    variants = [line, line[:cut] + noise + line[cut:] if cut >= 0 else line + noise]
-    for variant in variants:
-        fast = am.plain_input(variant)
-        if fast is not None:
-            assert fast == _as_decoded(variant), variant
-    strings = (pane or "", data)
-    if all(s.isascii() and s.isprintable() and '"' not in s and "\\" not in s for s in strings):
-        assert am.plain_input(line) is not None  # plain keys take the fast path

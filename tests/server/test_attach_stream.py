@@ -281,8 +281,8 @@ def test_a_line_past_the_bound_drops_only_that_client(shared_workspace: ServerHa
 
 
 def test_keys_in_the_clients_compact_form_reach_the_pane(shared_workspace: ServerHandle) -> None:
-    """The TUI writes one compact line per key (the server's fast path); mixed with
-    lines only the general decoder reads, every key lands, in order, in the right pane."""
+    """The TUI writes one compact line per key (msgspec's encoding, no spaces); with
+    the focused pane (null) and spaced lines between, every key lands, in order."""
     stream = Stream(str(shared_workspace.socket_path), {"cols": 80, "rows": 24})
     try:
         stream.pump(lambda: "w1:p1" in stream.rows)

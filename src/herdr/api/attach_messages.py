@@ -314,44 +314,6 @@ def decode_client(line: bytes) -> ClientMessage | None:
         return None  # a required field is missing or unusable
 
 
-_IN_PANE: Final = b'{"t":"in","pane_id":"'
-_IN_NULL: Final = b'{"t":"in","pane_id":null,"data":"'
-_IN_DATA: Final = b'","data":"'
-_IN_END: Final = b'"}'
-# bytes that end the fast path: JSON escapes and quotes, control characters (not valid
-# raw in a JSON string), and anything not ASCII (UTF-8, then latin-1 "replace")
-_NOT_PLAIN: Final = bytes(range(0x20)) + b'"\\' + bytes(range(0x80, 0x100))
-
-
-def plain_input(line: bytes) -> tuple[str | None, bytes] | None:
-    """``(pane_id or None, raw bytes)`` of an :class:`Input` line in the exact form the
-    client writes, when its strings are plain ASCII (a typed letter); else ``None``, and
-    :func:`decode_client` decides. Same answer as decoding it, without building a struct:
-    the keystroke path runs this once per key.
-    """
-    if line.endswith(b"\n"):
-        line = line[:-1]
-    stop = len(line) - len(_IN_END)
-    if not line.endswith(_IN_END):
-        return None
-    if line.startswith(_IN_PANE):
-        sep = line.find(_IN_DATA, len(_IN_PANE))
-        start = sep + len(_IN_DATA)
-        if sep < 0 or start > stop:
-            return None
-        pane = line[len(_IN_PANE) : sep]
-    elif line.startswith(_IN_NULL) and len(_IN_NULL) <= stop:
-        pane, start = b"", len(_IN_NULL)
-    else:
-        return None
-    data = line[start:stop]
-    if len(data.translate(None, _NOT_PLAIN)) != len(data):
-        return None
-    if pane and len(pane.translate(None, _NOT_PLAIN)) != len(pane):
-        return None
-    return (pane.decode("ascii") or None), data
-
-
 def decode_server(line: bytes) -> ServerMessage | None:
     """A server line as its message; ``None`` for a kind this client does not know (a
     newer server). Raises ``ValueError`` (``msgspec.DecodeError``) for a broken line."""

@@ -56,7 +56,6 @@ from herdr.api.attach_messages import (
     WindowTitle,
     decode_client,
     encode_line,
-    plain_input,
 )
 from herdr.api.limits import MAX_SIZE_CELLS
 from herdr.runtime import model as m
@@ -737,7 +736,7 @@ class AttachRegistry:
 
     def type_keys(self, client: AttachedClient, pane_id: str | None, raw: bytes) -> None:
         """An ``in`` message: ``raw`` into the pane (the focused one when ``pane_id`` is
-        None). Also the whole of the fast path for plain keys (:func:`plain_input`)."""
+        None)."""
         self._type_into(client, self._typing_terminal(client, pane_id), raw)
 
     def _type_into(self, client: AttachedClient, term: Terminal | None, raw: bytes) -> None:
@@ -902,13 +901,6 @@ class _ClientLines:
             self.client.conn.abort()
 
     def _line(self, line: bytes) -> None:
-        plain = plain_input(line)
-        if plain is not None:
-            try:
-                self.registry.type_keys(self.client, plain[0], plain[1])
-            except Exception:
-                log.exception("attach message failed")
-            return
         msg = decode_client(line)
         if msg is not None:
             try:
