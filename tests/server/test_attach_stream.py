@@ -124,6 +124,35 @@ def test_split_resize_and_hidden_tabs(workspace: ServerHandle) -> None:
         stream.close()
 
 
+def test_zoom_decides_which_panes_stream(workspace: ServerHandle) -> None:
+    """The displayed panes are kept between frames: a zoom, an unzoom and a split each
+    change what the next frames carry."""
+    stream = Stream(str(workspace.socket_path), {"cols": 81, "rows": 20})
+    try:
+        stream.pump(lambda: "w1:p1" in stream.rows)
+        workspace.request("pane.split", {"target_pane_id": "w1:p1", "direction": "right"})
+        stream.pump(lambda: "w1:p2" in stream.rows and stream.sizes["w1:p1"][0] == 40)
+        workspace.request("pane.zoom", {"pane_id": "w1:p1", "mode": "on"})
+        stream.pump(lambda: stream.sizes["w1:p1"] == [81, 20])
+        stream.rows.pop("w1:p2", None)
+        workspace.request("pane.send_text", {"pane_id": "w1:p2", "text": "echo hid''den\r"})
+        wait_until(lambda: "hidden" in _pane_text(workspace, "w1:p2"))
+        workspace.request("pane.send_text", {"pane_id": "w1:p1", "text": "echo af''ter\r"})
+        stream.pump(lambda: "after" in stream.text("w1:p1"))
+        assert "w1:p2" not in stream.rows  # zoomed away: nothing of it was sent
+        workspace.request("pane.zoom", {"pane_id": "w1:p1", "mode": "off"})
+        stream.pump(lambda: "hidden" in stream.text("w1:p2"))
+        workspace.request("pane.split", {"target_pane_id": "w1:p2", "direction": "down"})
+        stream.pump(lambda: "w1:p3" in stream.rows)
+    finally:
+        stream.close()
+
+
+def _pane_text(server: ServerHandle, pane_id: str) -> str:
+    reply = server.request("pane.read", {"pane_id": pane_id, "source": "visible"})
+    return str(reply.get("result", {}).get("read", {}).get("text", ""))
+
+
 def test_most_recently_active_client_sets_the_size(workspace: ServerHandle) -> None:
     first = Stream(str(workspace.socket_path), {"cols": 90, "rows": 25})
     try:

@@ -106,3 +106,28 @@ def _rows_of(text: str, count: int) -> list[str]:
         for r in text.split("\r\n")
     ]
     return (rows + [""] * count)[:count]
+
+
+CHANGES = [
+    pytest.param(b"a", id="key"),
+    pytest.param(b"\r\nline\r\nline", id="few-lines"),
+    pytest.param(b"\r\n".join(b"scroll %d" % i for i in range(12)), id="scrolling"),
+    pytest.param(b"\x1b[2J", id="clear"),
+    pytest.param(b"\x1b[?1049h\x1b[2;2Halt", id="screen-switch"),
+    pytest.param(b"\x1b[31m", id="style-only"),
+    pytest.param(b"\x1b[1;1Hx", id="identical-rewrite"),
+]
+
+
+@pytest.mark.parametrize("chunk", CHANGES)
+def test_changed_rows_are_exactly_the_rows_whose_text_changed(chunk: bytes) -> None:
+    """Whether the library says some rows or all rows are dirty, what is handed out is
+    every row that reads differently now, and nothing else."""
+    e = Emulator(16, 6)
+    e.feed(b"x\r\n\x1b[32mgreen\x1b[0m")
+    e.take_changed_rows()
+    before = e.ansi_rows()
+    e.feed(chunk)
+    after = e.ansi_rows()
+    assert e.take_changed_rows() == {y: r for y, r in enumerate(after) if r != before[y]}
+    assert e.take_changed_rows() == {}

@@ -219,6 +219,20 @@ class _Sent:
     meta: tuple[object, ...]
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class _Slots:
+    """A client's displayed panes, and what they were computed from."""
+
+    stamp: float
+    area: Rect
+    ws: m.Workspace
+    tab: m.Tab
+    root: object
+    zoomed: bool
+    focused: int
+    slots: tuple[tuple[str, str], ...]
+
+
 @dataclass(eq=False)
 class AttachedClient:
     client_id: str
@@ -246,6 +260,7 @@ class AttachedClient:
     # (terminal id, monotonic time): the pane this client just typed into, whose next
     # output is pushed at once whatever the coalescing of other panes (push_output)
     interactive: tuple[str, float] | None = None
+    slots: _Slots | None = None  # the shown tab's displayed panes (AttachRegistry._slots)
 
     def view_tab(self, session: m.Session) -> tuple[m.Workspace, m.Tab] | None:
         """The tab this client shows (its own choice, else the session's focus)."""
@@ -583,17 +598,13 @@ class AttachRegistry:
         panes_of: dict[str, str] = {}
         visible: set[str] = set()
         if shown is not None:
-            ws, tab = shown
-            geo = host.session.geometry(tab, zoomed=True)
-            for key in geo.panes:
-                pane = tab.panes[key]
-                term = host.terminals.get(pane.terminal_id)
+            for pane_id, terminal_id in self._slots(client, *shown):
+                term = host.terminals.get(terminal_id)
                 if term is None:
                     continue
-                pane_id = ws.pane_id(pane)
                 visible.add(pane_id)
-                terms[pane.terminal_id] = term
-                panes_of[pane.terminal_id] = pane_id
+                terms[terminal_id] = term
+                panes_of[terminal_id] = pane_id
                 line = self._rows_line(client, pane_id, term)
                 if line is not None:
                     lines.append(line)
@@ -605,6 +616,36 @@ class AttachRegistry:
                 del client.sent[pane_id]
         self._watch(client, terms)
         return lines
+
+    def _slots(
+        self, client: AttachedClient, ws: m.Workspace, tab: m.Tab
+    ) -> tuple[tuple[str, str], ...]:
+        """(pane id, terminal id) of each pane ``tab`` displays, in layout order.
+
+        Laying the tab out and naming its panes cost more than the rows of a streaming
+        pane, so the answer is kept per client while the state document was not rebuilt
+        (it is on any event, and every :data:`STATE_REFRESH_S`), the area is the same and
+        the workspace, tab and layout tree (immutable: every change replaces it) are the
+        same objects, with the same zoom and focus.
+        """
+        area = self.core.panes.session.area
+        stamp = self._last_state_build
+        cached = client.slots
+        if (
+            cached is not None
+            and cached.stamp == stamp
+            and cached.area == area
+            and cached.ws is ws
+            and cached.tab is tab
+            and cached.root is tab.root
+            and cached.zoomed == tab.zoomed
+            and cached.focused == tab.focused
+        ):
+            return cached.slots
+        geo = self.core.panes.session.geometry(tab, zoomed=True)
+        slots = tuple((ws.pane_id(tab.panes[k]), tab.panes[k].terminal_id) for k in geo.panes)
+        client.slots = _Slots(stamp, area, ws, tab, tab.root, tab.zoomed, tab.focused, slots)
+        return slots
 
     def _popup_lines(
         self,

@@ -677,22 +677,27 @@ class Emulator:
             ),
             "dirty",
         )
-        if self._dirty[0] == lib.GHOSTTY_RENDER_STATE_DIRTY_FALSE:
+        state = self._dirty[0]
+        if state == lib.GHOSTTY_RENDER_STATE_DIRTY_FALSE:
             return {}
-        _check(
-            lib.ghostty_render_state_get(
-                self._rs, lib.GHOSTTY_RENDER_STATE_DATA_ROW_ITERATOR, self._rows_it_ptr
-            ),
-            "row_iterator",
-        )
-        dirty: list[int] = []
-        while lib.ghostty_render_state_row_iterator_next_dirty(self._rows_it, self._u16):
-            dirty.append(int(self._u16[0]))
-        lib.ghostty_render_state_clean(self._rs)
-        if self.scroll_offset if scrolled is None else scrolled:
-            # Dirty flags follow the (scrolled) viewport; these rows are the active screen.
+        if state == lib.GHOSTTY_RENDER_STATE_DIRTY_FULL or (
+            self.scroll_offset if scrolled is None else scrolled
+        ):
+            # Every row (the iterator would list them all: scrolling output, a clear, a
+            # screen switch); a scrolled viewport's flags are not the active screen's.
             dirty = list(range(self._rows))
-        dirty = [y for y in dirty if y < self._rows]
+        else:
+            _check(
+                lib.ghostty_render_state_get(
+                    self._rs, lib.GHOSTTY_RENDER_STATE_DATA_ROW_ITERATOR, self._rows_it_ptr
+                ),
+                "row_iterator",
+            )
+            dirty = []
+            while lib.ghostty_render_state_row_iterator_next_dirty(self._rows_it, self._u16):
+                dirty.append(int(self._u16[0]))
+            dirty = [y for y in dirty if y < self._rows]
+        lib.ghostty_render_state_clean(self._rs)
         if not dirty:
             return {}
         first, last = min(dirty), max(dirty)
