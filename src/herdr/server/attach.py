@@ -29,6 +29,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -530,12 +531,11 @@ class AttachRegistry:
         coalesces busy output to at most :data:`MAX_FPS` frames per second (the
         trailing edge).
         """
+        return partial(self._on_output, client, term)  # no closure frame per chunk
 
-        def on_output() -> None:
-            if not self.push_output(client, term):
-                client.wake.set()
-
-        return on_output
+    def _on_output(self, client: AttachedClient, term: Terminal) -> None:
+        if not self.push_output(client, term):
+            client.wake.set()
 
     def push_output(self, client: AttachedClient, term: Terminal) -> bool:
         """Send ``term``'s new rows to ``client`` now if its stream is idle, or if the

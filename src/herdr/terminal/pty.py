@@ -466,18 +466,15 @@ class AsyncPty:
                 break  # an echo or a prompt: the PTY is (nearly surely) empty now
         if chunks:
             start = time.perf_counter()
-            self._deliver(chunks[0] if len(chunks) == 1 else b"".join(chunks))
+            try:
+                self._on_data(chunks[0] if len(chunks) == 1 else b"".join(chunks))
+            except Exception:
+                _log.exception("pty data callback failed (pid %s)", self.pid)
             self._cost = smoothed_cost(self._cost, time.perf_counter() - start, total)
             self._turn_bytes = turn_share(self._cost)
         if self._eof and self._exit_pending:
             self._finish_exit()
         return total
-
-    def _deliver(self, data: bytes) -> None:
-        try:
-            self._on_data(data)
-        except Exception:
-            _log.exception("pty data callback failed (pid %s)", self.pid)
 
     def pause_reading(self) -> None:
         """Leave output in the kernel (a live handoff freezes the screen it snapshots)."""
@@ -586,7 +583,9 @@ class AsyncPty:
 
     def _write_now(self, data: bytes | bytearray) -> int:
         try:
-            return self.process.write_nonblocking(bytes(data))
+            return os.write(self.process.fd, data)  # a closed PTY's -1 fails as EBADF
+        except BlockingIOError:
+            return 0
         except OSError as exc:
             if exc.errno not in (errno.EIO, errno.EBADF):
                 _log.warning("pty write failed (pid %s): %s; input dropped", self.pid, exc)
