@@ -114,6 +114,9 @@ class Emulator:
         self._rows_it_ptr: Any = it
         self._rows_it: Any = it[0]
         self._finalizer = weakref.finalize(self, _free_native, self._t, self._rs, self._rows_it)
+        # close() is the only way the native side goes while we live; a flag, because
+        # ``finalize.alive`` is two Python calls and this is asked several times a chunk
+        self._closed = False
 
         self._on_reply: ReplyCallback | None = on_reply
         self_ref = weakref.ref(self)
@@ -198,11 +201,12 @@ class Emulator:
 
     def close(self) -> None:
         """Free the native terminal now (garbage collection does it otherwise)."""
+        self._closed = True
         self._finalizer()
 
     @property
     def closed(self) -> bool:
-        return not self._finalizer.alive
+        return self._closed
 
     # -- input ---------------------------------------------------------------
 
