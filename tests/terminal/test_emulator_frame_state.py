@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from herdr.terminal.emulator import Emulator, lib
+from herdr.terminal.emulator import Emulator, EmulatorError, lib
 
 Step = Callable[[Emulator], object]
 
@@ -131,3 +131,10 @@ def test_changed_rows_are_exactly_the_rows_whose_text_changed(chunk: bytes) -> N
     after = e.ansi_rows()
     assert e.take_changed_rows() == {y: r for y, r in enumerate(after) if r != before[y]}
     assert e.take_changed_rows() == {}
+
+
+def test_a_failing_library_call_still_raises() -> None:
+    """The hot reads build their error message only on failure; a failure still raises."""
+    e = Emulator(10, 3)
+    with pytest.raises(EmulatorError, match="grid_ref 0,99 failed"):
+        e._grid_ref(0, 99, lib.GHOSTTY_POINT_TAG_ACTIVE)

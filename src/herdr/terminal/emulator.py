@@ -266,7 +266,9 @@ class Emulator:
         return self._rows
 
     def _get(self, key: int, out: Any) -> Any:
-        _check(lib.ghostty_terminal_get(self._t, key, out), f"terminal_get {key}")
+        result = lib.ghostty_terminal_get(self._t, key, out)
+        if result:
+            _check(result, f"terminal_get {key}")  # the message is built only on failure
         return out[0]
 
     def _set_size_t(self, option: int, value: int) -> None:
@@ -402,12 +404,11 @@ class Emulator:
     def frame_state(self) -> tuple[int, int, tuple[int, int] | None]:
         """(``scroll_offset``, ``total_rows``, ``cursor`` or None while it is hidden), read
         in one library call: what a client's frame needs besides its rows."""
-        _check(
-            lib.ghostty_terminal_get_multi(
-                self._t, 4, self._fs_keys, self._fs_values, self._fs_written
-            ),
-            "terminal_get_multi",
+        result = lib.ghostty_terminal_get_multi(
+            self._t, 4, self._fs_keys, self._fs_values, self._fs_written
         )
+        if result:
+            _check(result, "terminal_get_multi")
         bar = self._fs_bar
         total = int(bar.total)
         offset = max(0, total - int(bar.offset) - int(bar.len))
@@ -415,7 +416,9 @@ class Emulator:
         return offset, total, cursor
 
     def _get_struct(self, key: int, out: Any) -> Any:
-        _check(lib.ghostty_terminal_get(self._t, key, out), f"terminal_get {key}")
+        result = lib.ghostty_terminal_get(self._t, key, out)
+        if result:
+            _check(result, f"terminal_get {key}")
         return out
 
     def viewport_text(self) -> str:
@@ -526,7 +529,9 @@ class Emulator:
         point.tag = tag
         point.value.x = x
         point.value.y = y
-        _check(self._grid_ref_fn(self._t, point[0], self._ref), f"grid_ref {x},{y}")
+        result = self._grid_ref_fn(self._t, point[0], self._ref)
+        if result:
+            _check(result, f"grid_ref {x},{y}")
         return self._ref[0]
 
     def _format(
@@ -556,7 +561,8 @@ class Emulator:
     def _run_formatter(self, opts: Any) -> str:
         """Format with ``opts`` (a ``GhosttyFormatterTerminalOptions*``) into ``_buf``."""
         fmt = self._fmt
-        _check(lib.ghostty_formatter_terminal_new(ffi.NULL, fmt, self._t, opts[0]), "formatter_new")
+        if result := lib.ghostty_formatter_terminal_new(ffi.NULL, fmt, self._t, opts[0]):
+            _check(result, "formatter_new")
         try:
             result = lib.ghostty_formatter_format_buf(fmt[0], self._buf, len(self._buf), self._n)
             if result == lib.GHOSTTY_OUT_OF_SPACE:
@@ -564,7 +570,8 @@ class Emulator:
                 result = lib.ghostty_formatter_format_buf(
                     fmt[0], self._buf, len(self._buf), self._n
                 )
-            _check(result, "formatter_format")
+            if result:
+                _check(result, "formatter_format")
             return bytes(ffi.buffer(self._buf, self._n[0])).decode("utf-8", "replace")
         finally:
             lib.ghostty_formatter_free(fmt[0])
@@ -674,13 +681,12 @@ class Emulator:
         that were rewritten with identical content. ``scrolled``: whether the viewport
         is scrolled, when the caller just asked (one query less per frame).
         """
-        _check(lib.ghostty_render_state_update(self._rs, self._t), "render_state_update")
-        _check(
-            lib.ghostty_render_state_get(
-                self._rs, lib.GHOSTTY_RENDER_STATE_DATA_DIRTY, self._dirty
-            ),
-            "dirty",
-        )
+        if result := lib.ghostty_render_state_update(self._rs, self._t):
+            _check(result, "render_state_update")
+        if result := lib.ghostty_render_state_get(
+            self._rs, lib.GHOSTTY_RENDER_STATE_DATA_DIRTY, self._dirty
+        ):
+            _check(result, "dirty")
         state = self._dirty[0]
         if state == lib.GHOSTTY_RENDER_STATE_DIRTY_FALSE:
             return {}
