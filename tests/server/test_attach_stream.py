@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from herdr.api.attach_messages import Input, encode_line
 from herdr_testing import ServerHandle, wait_until
 
 
@@ -121,6 +122,35 @@ def test_split_resize_and_hidden_tabs(workspace: ServerHandle) -> None:
         stream.pump(lambda: "hidden" in stream.text(new_pane))
     finally:
         stream.close()
+
+
+def test_zoom_decides_which_panes_stream(workspace: ServerHandle) -> None:
+    """The displayed panes are kept between frames: a zoom, an unzoom and a split each
+    change what the next frames carry."""
+    stream = Stream(str(workspace.socket_path), {"cols": 81, "rows": 20})
+    try:
+        stream.pump(lambda: "w1:p1" in stream.rows)
+        workspace.request("pane.split", {"target_pane_id": "w1:p1", "direction": "right"})
+        stream.pump(lambda: "w1:p2" in stream.rows and stream.sizes["w1:p1"][0] == 40)
+        workspace.request("pane.zoom", {"pane_id": "w1:p1", "mode": "on"})
+        stream.pump(lambda: stream.sizes["w1:p1"] == [81, 20])
+        stream.rows.pop("w1:p2", None)
+        workspace.request("pane.send_text", {"pane_id": "w1:p2", "text": "echo hid''den\r"})
+        wait_until(lambda: "hidden" in _pane_text(workspace, "w1:p2"))
+        workspace.request("pane.send_text", {"pane_id": "w1:p1", "text": "echo af''ter\r"})
+        stream.pump(lambda: "after" in stream.text("w1:p1"))
+        assert "w1:p2" not in stream.rows  # zoomed away: nothing of it was sent
+        workspace.request("pane.zoom", {"pane_id": "w1:p1", "mode": "off"})
+        stream.pump(lambda: "hidden" in stream.text("w1:p2"))
+        workspace.request("pane.split", {"target_pane_id": "w1:p2", "direction": "down"})
+        stream.pump(lambda: "w1:p3" in stream.rows)
+    finally:
+        stream.close()
+
+
+def _pane_text(server: ServerHandle, pane_id: str) -> str:
+    reply = server.request("pane.read", {"pane_id": pane_id, "source": "visible"})
+    return str(reply.get("result", {}).get("read", {}).get("text", ""))
 
 
 def test_most_recently_active_client_sets_the_size(workspace: ServerHandle) -> None:
@@ -275,5 +305,21 @@ def test_a_line_past_the_bound_drops_only_that_client(shared_workspace: ServerHa
         with pytest.raises((EOFError, ConnectionResetError)):
             stream.pump(lambda: False, timeout=10.0)
         assert shared_workspace.request("ping", {})["result"]["type"] == "pong"
+    finally:
+        stream.close()
+
+
+def test_keys_in_the_clients_compact_form_reach_the_pane(shared_workspace: ServerHandle) -> None:
+    """The TUI writes one compact line per key (msgspec's encoding, no spaces); with
+    the focused pane (null) and spaced lines between, every key lands, in order."""
+    stream = Stream(str(shared_workspace.socket_path), {"cols": 80, "rows": 24})
+    try:
+        stream.pump(lambda: "w1:p1" in stream.rows)
+        for key in "echo com":
+            stream.sock.sendall(encode_line(Input(pane_id="w1:p1", data=key)))
+        stream.sock.sendall(b'{"t":"in","pane_id":null,"data":"pa"}\n')  # the focused pane
+        stream.send({"t": "in", "pane_id": "w1:p1", "data": "''ct"})  # the general path
+        stream.sock.sendall(encode_line(Input(pane_id="w1:p1", data="-ok\r")))  # escaped CR
+        stream.pump(lambda: "compact-ok" in stream.text("w1:p1").replace("echo compa''ct", ""))
     finally:
         stream.close()

@@ -145,14 +145,14 @@ def test_changed_rows_compare_text(monkeypatch: pytest.MonkeyPatch) -> None:
     assert list(e.take_changed_rows()) == [2]
 
     calls = 0
-    real = Emulator._format
+    real = Emulator._run_formatter
 
     def counting(self: Emulator, *args: object, **kwargs: object) -> str:
         nonlocal calls
         calls += 1
-        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+        return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(Emulator, "_format", counting)
+    monkeypatch.setattr(Emulator, "_run_formatter", counting)
     e.feed(b"\x1b[1;1Ha\x1b[2;1Hb\x1b[5;1Hc")
     assert sorted(e.take_changed_rows()) == [0, 1, 4]
     assert calls == 1  # one formatter call per pane, not per row

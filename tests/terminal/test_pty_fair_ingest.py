@@ -10,6 +10,7 @@ import pytest
 from herdr.terminal.pty import (
     MIN_TURN_BYTES,
     READ_SIZE,
+    SHORT_READ,
     TURN_BUDGET_S,
     AsyncPty,
     smoothed_cost,
@@ -119,3 +120,57 @@ def test_dear_output_is_read_in_small_shares(shell_env: dict[str, str]) -> None:
     (the loop turn stays short for everything else)."""
     sizes = asyncio.run(_chunk_sizes(shell_env, 1e-6))
     assert max(sizes[2:]) <= MIN_TURN_BYTES, sizes
+
+
+async def _reads_per_echo(env: dict[str, str]) -> tuple[list[bytes], int, list[int]]:
+    """Type ten keys into ``cat`` one at a time: (what was delivered, reads made, then
+    the chunk sizes of a 1 MiB flood from the same PTY)."""
+    got: list[bytes] = []
+    arrived = asyncio.Event()
+    pty = AsyncPty.spawn(
+        ["/bin/sh", "-c", "stty raw -echo; cat"], lambda d: _note(got, arrived, d), env=env
+    )
+    process = pty.process
+    real_read = process.read_nonblocking
+    reads = 0
+
+    def counting(size: int = READ_SIZE) -> bytes | None:
+        nonlocal reads
+        reads += 1
+        return real_read(size)
+
+    process.read_nonblocking = counting  # type: ignore[method-assign]
+    try:
+        await asyncio.sleep(0.3)  # stty has run
+        got.clear()
+        reads = 0
+        for key in b"abcdefghij":
+            arrived.clear()
+            pty.write(bytes([key]))
+            await asyncio.wait_for(arrived.wait(), 10)
+        echoes, echo_reads = list(got), reads
+        got.clear()
+        flood = b"x" * 1023 + b"\n"
+        pty.write(flood * 1024)
+        while sum(len(c) for c in got) < len(flood) * 1024:
+            arrived.clear()
+            await asyncio.wait_for(arrived.wait(), 10)
+        return echoes, echo_reads, [len(c) for c in got]
+    finally:
+        await pty.aclose(0.5)
+
+
+def _note(got: list[bytes], arrived: asyncio.Event, data: bytes) -> None:
+    got.append(data)
+    arrived.set()
+
+
+def test_a_short_read_ends_the_turn_and_a_flood_still_reads_whole_buffers(
+    shell_env: dict[str, str],
+) -> None:
+    """An echo is one read (not a second one that only says "empty"); a flood is still
+    read in kernel-buffer-sized chunks, every byte delivered."""
+    echoes, reads, flood_chunks = asyncio.run(_reads_per_echo(shell_env))
+    assert b"".join(echoes) == b"abcdefghij"
+    assert reads == len(echoes)
+    assert max(flood_chunks) > SHORT_READ

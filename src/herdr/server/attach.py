@@ -29,6 +29,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -105,6 +106,9 @@ class _Screen:
     vers: list[int] = field(default_factory=list)
     ver: int = 0
     revision: int = -1
+    # the rows whose version is ``ver`` (what the last refresh changed), ascending; None:
+    # not known (every row was re-read), so a client one version behind scans ``vers``
+    changed: list[int] | None = None
     cursor: tuple[int, int] | None = None
     mouse: int = 0
     app_cursor: bool = False
@@ -114,6 +118,9 @@ class _Screen:
     scrolled: bool = False
     offset: int = 0  # rows the viewport is scrolled up into the scrollback
     total: int = 0  # scrollback + screen rows
+    # everything a ``rows`` message carries besides rows, as one value: a client that
+    # has it and the current ``ver`` needs nothing (see _rows_line)
+    meta: tuple[object, ...] = ()
 
     def refresh(self, term: Terminal) -> None:
         em = term.emulator
@@ -121,38 +128,54 @@ class _Screen:
             return
         self.revision = em.revision
         self.ver += 1
-        size = (em.cols, em.rows)
-        offset = em.scroll_offset
+        offset, self.total, cursor = em.frame_state()  # one library call
         self.offset = offset
-        self.total = em.total_rows
         if offset:
             self._viewport(term, offset)
-            return
-        if size != self.size or self.scrolled:
-            self.scrolled = False
-            self.size = size
-            self.rows = em.ansi_rows()
-            self.vers = [self.ver] * len(self.rows)
-            em.forget_sent_rows()
-            em.take_changed_rows(scrolled=False)
         else:
-            for y, row in em.take_changed_rows(scrolled=False).items():
-                if y < len(self.rows):
-                    self.rows[y] = row
-                    self.vers[y] = self.ver
-        self.cursor = em.cursor if em.cursor_visible else None
-        modes = em.input_modes()
-        self.mouse = modes.mouse_tracking
-        self.app_cursor = modes.application_cursor
-        self.kitty = modes.kitty_flags
-        self.mok = modes.modify_other_keys
-        self.alt = modes.alternate_screen
+            size = (em.cols, em.rows)
+            if size != self.size or self.scrolled:
+                self.scrolled = False
+                self.size = size
+                self.rows = em.ansi_rows()
+                self.vers = [self.ver] * len(self.rows)
+                self.changed = None
+                em.forget_sent_rows()
+                em.take_changed_rows(scrolled=False)
+            else:
+                rows, vers, ver = self.rows, self.vers, self.ver
+                changed: list[int] = []
+                for y, row in em.take_changed_rows(scrolled=False).items():
+                    if y < len(rows):
+                        rows[y] = row
+                        vers[y] = ver
+                        changed.append(y)
+                changed.sort()
+                self.changed = changed
+            self.cursor = cursor
+            modes = em.input_modes()
+            self.mouse = modes.mouse_tracking
+            self.app_cursor = modes.application_cursor
+            self.kitty = modes.kitty_flags
+            self.mok = modes.modify_other_keys
+            self.alt = modes.alternate_screen
+        self.meta = (
+            self.size,
+            self.cursor,
+            self.mouse,
+            self.app_cursor,
+            self.kitty,
+            self.mok,
+            self.offset,
+            self.total,
+            self.alt,
+        )
 
     def _viewport(self, term: Terminal, offset: int) -> None:
         """Rows of a viewport scrolled ``offset`` rows up into the scrollback."""
         em = term.emulator
         self.scrolled = True
-        end = em.total_rows - 1 - offset
+        end = self.total - 1 - offset
         start = max(0, end - em.rows + 1)
         text = em.screen_text(start, end, ansi=True)
         rows = [
@@ -163,13 +186,25 @@ class _Screen:
             self.size = (em.cols, em.rows)
             self.rows = rows
             self.vers = [self.ver] * len(rows)
+            self.changed = None
         else:
+            changed: list[int] = []
             for y, row in enumerate(rows):
                 if self.rows[y] != row:
                     self.rows[y] = row
                     self.vers[y] = self.ver
+                    changed.append(y)
+            self.changed = changed
         self.cursor = None
         self.mouse = 0
+
+    def rows_since(self, ver: int) -> list[tuple[int, str]]:
+        """(y, row) of every row newer than version ``ver``, ascending."""
+        rows = self.rows
+        if ver == self.ver - 1 and self.changed is not None:
+            return [(y, rows[y]) for y in self.changed]  # the usual case: one refresh behind
+        vers = self.vers
+        return [(y, r) for y, r in enumerate(rows) if vers[y] > ver]
 
     def invalidate(self) -> None:
         """Re-read on the next refresh (the viewport moved without new output)."""
@@ -178,15 +213,25 @@ class _Screen:
 
 @dataclass(eq=False)
 class _Sent:
+    """What one client was last sent of one pane (updated in place)."""
+
     terminal_id: str
-    size: tuple[int, int]
     ver: int
-    cursor: tuple[int, int] | None
-    mouse: int
-    app_cursor: bool
-    keyboard: tuple[int, int]
-    scroll: tuple[int, int] = (0, 0)  # (offset, total)
-    alt: bool = False
+    meta: tuple[object, ...]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Slots:
+    """A client's displayed panes, and what they were computed from."""
+
+    stamp: float
+    area: Rect
+    ws: m.Workspace
+    tab: m.Tab
+    root: object
+    zoomed: bool
+    focused: int
+    slots: tuple[tuple[str, str], ...]
 
 
 @dataclass(eq=False)
@@ -216,6 +261,7 @@ class AttachedClient:
     # (terminal id, monotonic time): the pane this client just typed into, whose next
     # output is pushed at once whatever the coalescing of other panes (push_output)
     interactive: tuple[str, float] | None = None
+    slots: _Slots | None = None  # the shown tab's displayed panes (AttachRegistry._slots)
 
     def view_tab(self, session: m.Session) -> tuple[m.Workspace, m.Tab] | None:
         """The tab this client shows (its own choice, else the session's focus)."""
@@ -485,12 +531,11 @@ class AttachRegistry:
         coalesces busy output to at most :data:`MAX_FPS` frames per second (the
         trailing edge).
         """
+        return partial(self._on_output, client, term)  # no closure frame per chunk
 
-        def on_output() -> None:
-            if not self.push_output(client, term):
-                client.wake.set()
-
-        return on_output
+    def _on_output(self, client: AttachedClient, term: Terminal) -> None:
+        if not self.push_output(client, term):
+            client.wake.set()
 
     def push_output(self, client: AttachedClient, term: Terminal) -> bool:
         """Send ``term``'s new rows to ``client`` now if its stream is idle, or if the
@@ -501,7 +546,10 @@ class AttachRegistry:
         False when the loop must handle it (busy, or anything else may have changed).
         """
         now = time.monotonic()
-        interactive = _is_interactive(client, term, now)
+        mark = client.interactive
+        interactive = (
+            mark is not None and mark[0] == term.terminal_id and now - mark[1] < INTERACTIVE_S
+        )
         if not interactive and (not client.idle or client.wake.is_set()):
             return False
         conn = client.conn
@@ -550,17 +598,13 @@ class AttachRegistry:
         panes_of: dict[str, str] = {}
         visible: set[str] = set()
         if shown is not None:
-            ws, tab = shown
-            geo = host.session.geometry(tab, zoomed=True)
-            for key in geo.panes:
-                pane = tab.panes[key]
-                term = host.terminals.get(pane.terminal_id)
+            for pane_id, terminal_id in self._slots(client, *shown):
+                term = host.terminals.get(terminal_id)
                 if term is None:
                     continue
-                pane_id = ws.pane_id(pane)
                 visible.add(pane_id)
-                terms[pane.terminal_id] = term
-                panes_of[pane.terminal_id] = pane_id
+                terms[terminal_id] = term
+                panes_of[terminal_id] = pane_id
                 line = self._rows_line(client, pane_id, term)
                 if line is not None:
                     lines.append(line)
@@ -572,6 +616,36 @@ class AttachRegistry:
                 del client.sent[pane_id]
         self._watch(client, terms)
         return lines
+
+    def _slots(
+        self, client: AttachedClient, ws: m.Workspace, tab: m.Tab
+    ) -> tuple[tuple[str, str], ...]:
+        """(pane id, terminal id) of each pane ``tab`` displays, in layout order.
+
+        Laying the tab out and naming its panes cost more than the rows of a streaming
+        pane, so the answer is kept per client while the state document was not rebuilt
+        (it is on any event, and every :data:`STATE_REFRESH_S`), the area is the same and
+        the workspace, tab and layout tree (immutable: every change replaces it) are the
+        same objects, with the same zoom and focus.
+        """
+        area = self.core.panes.session.area
+        stamp = self._last_state_build
+        cached = client.slots
+        if (
+            cached is not None
+            and cached.stamp == stamp
+            and cached.area == area
+            and cached.ws is ws
+            and cached.tab is tab
+            and cached.root is tab.root
+            and cached.zoomed == tab.zoomed
+            and cached.focused == tab.focused
+        ):
+            return cached.slots
+        geo = self.core.panes.session.geometry(tab, zoomed=True)
+        slots = tuple((ws.pane_id(tab.panes[k]), tab.panes[k].terminal_id) for k in geo.panes)
+        client.slots = _Slots(stamp, area, ws, tab, tab.root, tab.zoomed, tab.focused, slots)
+        return slots
 
     def _popup_lines(
         self,
@@ -621,33 +695,18 @@ class AttachRegistry:
             screen = self.screens[term.terminal_id] = _Screen()
         screen.refresh(term)
         sent = client.sent.get(pane_id)
-        full = sent is None or sent.terminal_id != term.terminal_id or sent.size != screen.size
-        if full:
+        meta = screen.meta
+        if sent is None or sent.terminal_id != term.terminal_id or sent.meta[0] != screen.size:
+            full = True
             rows = list(enumerate(screen.rows))
+            client.sent[pane_id] = _Sent(term.terminal_id, screen.ver, meta)
         else:
-            assert sent is not None
-            if (
-                sent.ver == screen.ver
-                and sent.cursor == screen.cursor
-                and sent.mouse == screen.mouse
-                and sent.app_cursor == screen.app_cursor
-                and sent.keyboard == (screen.kitty, screen.mok)
-                and sent.scroll == (screen.offset, screen.total)
-                and sent.alt == screen.alt
-            ):
+            if sent.ver == screen.ver and sent.meta == meta:
                 return None
-            rows = [(y, r) for y, r in enumerate(screen.rows) if screen.vers[y] > sent.ver]
-        client.sent[pane_id] = _Sent(
-            term.terminal_id,
-            screen.size,
-            screen.ver,
-            screen.cursor,
-            screen.mouse,
-            screen.app_cursor,
-            (screen.kitty, screen.mok),
-            (screen.offset, screen.total),
-            screen.alt,
-        )
+            full = False
+            rows = screen.rows_since(sent.ver)
+            sent.ver = screen.ver
+            sent.meta = meta
         return encode_line(
             Rows(
                 pane_id=pane_id,
@@ -669,23 +728,14 @@ class AttachRegistry:
 
     def handle_message(self, client: AttachedClient, msg: ClientMessage) -> None:
         host = self.core.panes
-        if isinstance(msg, Input | Paste):
-            raw = msg.data.encode("latin-1", "replace")
+        if isinstance(msg, Input):
+            self.type_keys(client, msg.pane_id or None, msg.data.encode("latin-1", "replace"))
+        elif isinstance(msg, Paste):
+            raw = msg.data.encode("latin-1", "replace").replace(b"\x1b[201~", b"")
             term = self._typing_terminal(client, msg.pane_id or None)
-            if term is None:
-                return
-            if isinstance(msg, Paste):
-                raw = raw.replace(b"\x1b[201~", b"")
-                if term.emulator.input_modes().bracketed_paste:
-                    raw = b"\x1b[200~" + raw + b"\x1b[201~"
-            if term.emulator.scroll_offset:
-                term.emulator.scroll_to_bottom()
-                self._invalidate(term)
-            with contextlib.suppress(Exception):
-                term.write(raw)
-            client.interactive = (term.terminal_id, time.monotonic())
-            self.touch(client)
-            self.sync_title(client)
+            if term is not None and term.emulator.input_modes().bracketed_paste:
+                raw = b"\x1b[200~" + raw + b"\x1b[201~"
+            self._type_into(client, term, raw)
         elif isinstance(msg, Scroll):
             term = self._input_terminal(client, msg.pane_id or None)
             delta = _clamp(msg.delta, 0, low=-_MAX_SCROLL, high=_MAX_SCROLL)
@@ -724,6 +774,26 @@ class AttachRegistry:
             client.wake.set()
         elif isinstance(msg, Surface):
             self._surface(client, msg.active)
+
+    def type_keys(self, client: AttachedClient, pane_id: str | None, raw: bytes) -> None:
+        """An ``in`` message: ``raw`` into the pane (the focused one when ``pane_id`` is
+        None)."""
+        self._type_into(client, self._typing_terminal(client, pane_id), raw)
+
+    def _type_into(self, client: AttachedClient, term: Terminal | None, raw: bytes) -> None:
+        if term is None:
+            return
+        em = term.emulator
+        if em.scroll_offset:  # answered without the library while the viewport follows
+            em.scroll_to_bottom()
+            self._invalidate(term)
+        with contextlib.suppress(Exception):
+            term.write(raw)
+        now = time.monotonic()
+        client.interactive = (term.terminal_id, now)
+        client.last_active = now  # touch(), without a second clock read
+        self.apply_size(client)
+        self.sync_title(client)
 
     def _surface(self, client: AttachedClient, active: bool) -> None:
         """Take or release ``client``'s surface-interest lease, and acknowledge it."""
@@ -878,12 +948,6 @@ class _ClientLines:
                 self.registry.handle_message(self.client, msg)
             except Exception:
                 log.exception("attach message failed")
-
-
-def _is_interactive(client: AttachedClient, term: Terminal, now: float) -> bool:
-    """Whether ``client`` typed into ``term`` within :data:`INTERACTIVE_S`."""
-    mark = client.interactive
-    return mark is not None and mark[0] == term.terminal_id and now - mark[1] < INTERACTIVE_S
 
 
 def _attach_params(params: Any) -> AttachParams:

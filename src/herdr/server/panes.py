@@ -15,6 +15,7 @@ import os
 import secrets
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -280,7 +281,7 @@ class PaneHost:
         try:
             term.pty = AsyncPty.spawn(
                 argv,
-                lambda data: self._on_data(term, data),
+                partial(self._on_data, term),  # no Python frame of its own per chunk
                 lambda status: self._on_exit(term, status),
                 cols=cols,
                 rows=rows,
@@ -303,7 +304,7 @@ class PaneHost:
         term = Terminal(terminal_id, emulator, size=size)
         term.pty = AsyncPty(
             process,
-            lambda data: self._on_data(term, data),
+            partial(self._on_data, term),  # no Python frame of its own per chunk
             lambda status: self._on_exit(term, status),
         )
         emulator.set_on_reply(lambda data: self._reply(term, data))

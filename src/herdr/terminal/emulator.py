@@ -114,6 +114,9 @@ class Emulator:
         self._rows_it_ptr: Any = it
         self._rows_it: Any = it[0]
         self._finalizer = weakref.finalize(self, _free_native, self._t, self._rs, self._rows_it)
+        # close() is the only way the native side goes while we live; a flag, because
+        # ``finalize.alive`` is two Python calls and this is asked several times a chunk
+        self._closed = False
 
         self._on_reply: ReplyCallback | None = on_reply
         self_ref = weakref.ref(self)
@@ -155,6 +158,35 @@ class Emulator:
         self._grid_ref_fn: Any = _GRID_REF
         self._link_buf: Any = ffi.new("uint8_t[]", 2048)
         self._row: Any = ffi.new("GhosttyRow*")
+        # What a client frame needs besides rows (cursor, visibility, scrollbar), read in
+        # one library call per frame (frame_state) instead of five.
+        self._fs_x: Any = ffi.new("uint16_t*")
+        self._fs_y: Any = ffi.new("uint16_t*")
+        self._fs_visible: Any = ffi.new("bool*")
+        self._fs_bar: Any = ffi.new("GhosttyTerminalScrollbar*")
+        self._fs_keys: Any = ffi.new(
+            "GhosttyTerminalData[]",
+            [
+                lib.GHOSTTY_TERMINAL_DATA_CURSOR_X,
+                lib.GHOSTTY_TERMINAL_DATA_CURSOR_Y,
+                lib.GHOSTTY_TERMINAL_DATA_CURSOR_VISIBLE,
+                lib.GHOSTTY_TERMINAL_DATA_SCROLLBAR,
+            ],
+        )
+        outs = (self._fs_x, self._fs_y, self._fs_visible, self._fs_bar)
+        self._fs_values: Any = ffi.new("void*[]", [ffi.cast("void*", p) for p in outs])
+        self._fs_written: Any = ffi.new("size_t*")
+        # The styled-rows formatter's options never change: set once, not per read.
+        self._rows_opts: Any = _new_sized("GhosttyFormatterTerminalOptions")
+        self._rows_opts.emit = lib.GHOSTTY_FORMATTER_FORMAT_VT
+        self._rows_opts.unwrap = False
+        self._rows_opts.trim = False
+        self._rows_opts.extra.screen.style = False
+        self._rows_opts.selection = self._sel
+        # The viewport follows the bottom and nothing scrolled it since: scroll_offset is
+        # 0 without asking the library (output, resizes and screen switches keep a
+        # following viewport following; only the scroll calls below move it).
+        self._follows = True
 
         self.osc = OscTracker()
         self.content_seq = 0
@@ -169,11 +201,12 @@ class Emulator:
 
     def close(self) -> None:
         """Free the native terminal now (garbage collection does it otherwise)."""
+        self._closed = True
         self._finalizer()
 
     @property
     def closed(self) -> bool:
-        return not self._finalizer.alive
+        return self._closed
 
     # -- input ---------------------------------------------------------------
 
@@ -233,7 +266,9 @@ class Emulator:
         return self._rows
 
     def _get(self, key: int, out: Any) -> Any:
-        _check(lib.ghostty_terminal_get(self._t, key, out), f"terminal_get {key}")
+        result = lib.ghostty_terminal_get(self._t, key, out)
+        if result:
+            _check(result, f"terminal_get {key}")  # the message is built only on failure
         return out[0]
 
     def _set_size_t(self, option: int, value: int) -> None:
@@ -323,6 +358,7 @@ class Emulator:
 
     def scroll_viewport(self, delta_rows: int) -> None:
         """Scroll the viewport; negative is up into scrollback."""
+        self._follows = False  # asked from the library until scroll_to_bottom
         self._scroll.tag = lib.GHOSTTY_SCROLL_VIEWPORT_DELTA
         self._scroll.value.delta = delta_rows
         self._scroll_fn(self._t, self._scroll[0])
@@ -331,6 +367,7 @@ class Emulator:
         self._scroll.tag = lib.GHOSTTY_SCROLL_VIEWPORT_BOTTOM
         self._scroll.value.delta = 0
         self._scroll_fn(self._t, self._scroll[0])
+        self._follows = True
 
     def scroll_to_offset(self, offset: int) -> bool:
         """Put the viewport ``offset`` rows above the bottom (clamped to the scrollback);
@@ -339,6 +376,9 @@ class Emulator:
         target = max(0, min(offset, most))
         if target == before:
             return False
+        if target == 0:
+            self.scroll_to_bottom()
+            return True
         self.scroll_viewport(before - target)
         if self.scroll_offset != target:  # the library's delta rounding: land exactly
             self.scroll_to_bottom()
@@ -349,6 +389,8 @@ class Emulator:
     @property
     def scroll_offset(self) -> int:
         """Rows the viewport is above the bottom (0 = following output)."""
+        if self._follows:
+            return 0
         bar = self._get_struct(lib.GHOSTTY_TERMINAL_DATA_SCROLLBAR, self._scrollbar)
         return max(0, int(bar.total) - int(bar.offset) - int(bar.len))
 
@@ -359,8 +401,24 @@ class Emulator:
         total, length = int(bar.total), int(bar.len)
         return max(0, total - int(bar.offset) - length), max(0, total - length), length
 
+    def frame_state(self) -> tuple[int, int, tuple[int, int] | None]:
+        """(``scroll_offset``, ``total_rows``, ``cursor`` or None while it is hidden), read
+        in one library call: what a client's frame needs besides its rows."""
+        result = lib.ghostty_terminal_get_multi(
+            self._t, 4, self._fs_keys, self._fs_values, self._fs_written
+        )
+        if result:
+            _check(result, "terminal_get_multi")
+        bar = self._fs_bar
+        total = int(bar.total)
+        offset = max(0, total - int(bar.offset) - int(bar.len))
+        cursor = (int(self._fs_x[0]), int(self._fs_y[0])) if self._fs_visible[0] else None
+        return offset, total, cursor
+
     def _get_struct(self, key: int, out: Any) -> Any:
-        _check(lib.ghostty_terminal_get(self._t, key, out), f"terminal_get {key}")
+        result = lib.ghostty_terminal_get(self._t, key, out)
+        if result:
+            _check(result, f"terminal_get {key}")
         return out
 
     def viewport_text(self) -> str:
@@ -471,7 +529,9 @@ class Emulator:
         point.tag = tag
         point.value.x = x
         point.value.y = y
-        _check(self._grid_ref_fn(self._t, point[0], self._ref), f"grid_ref {x},{y}")
+        result = self._grid_ref_fn(self._t, point[0], self._ref)
+        if result:
+            _check(result, f"grid_ref {x},{y}")
         return self._ref[0]
 
     def _format(
@@ -496,8 +556,13 @@ class Emulator:
         opts.trim = trim
         opts.extra.screen.style = ansi and pen
         opts.selection = sel
+        return self._run_formatter(opts)
+
+    def _run_formatter(self, opts: Any) -> str:
+        """Format with ``opts`` (a ``GhosttyFormatterTerminalOptions*``) into ``_buf``."""
         fmt = self._fmt
-        _check(lib.ghostty_formatter_terminal_new(ffi.NULL, fmt, self._t, opts[0]), "formatter_new")
+        if result := lib.ghostty_formatter_terminal_new(ffi.NULL, fmt, self._t, opts[0]):
+            _check(result, "formatter_new")
         try:
             result = lib.ghostty_formatter_format_buf(fmt[0], self._buf, len(self._buf), self._n)
             if result == lib.GHOSTTY_OUT_OF_SPACE:
@@ -505,7 +570,8 @@ class Emulator:
                 result = lib.ghostty_formatter_format_buf(
                     fmt[0], self._buf, len(self._buf), self._n
                 )
-            _check(result, "formatter_format")
+            if result:
+                _check(result, "formatter_format")
             return bytes(ffi.buffer(self._buf, self._n[0])).decode("utf-8", "replace")
         finally:
             lib.ghostty_formatter_free(fmt[0])
@@ -574,9 +640,10 @@ class Emulator:
         start = max(0, first)
         if start > end:
             return []
-        text = self._format(
-            start, end, lib.GHOSTTY_POINT_TAG_ACTIVE, ansi=True, unwrap=False, trim=False, pen=False
-        )
+        sel = self._sel
+        sel.start = self._grid_ref(0, start, lib.GHOSTTY_POINT_TAG_ACTIVE)
+        sel.end = self._grid_ref(self._cols - 1, end, lib.GHOSTTY_POINT_TAG_ACTIVE)
+        text = self._run_formatter(self._rows_opts)  # VT, untrimmed, no pen
         if text.endswith(_SGR_RESET):  # the formatter's final reset, not part of a row
             text = text[: -len(_SGR_RESET)]
         rows = [
@@ -614,29 +681,33 @@ class Emulator:
         that were rewritten with identical content. ``scrolled``: whether the viewport
         is scrolled, when the caller just asked (one query less per frame).
         """
-        _check(lib.ghostty_render_state_update(self._rs, self._t), "render_state_update")
-        _check(
-            lib.ghostty_render_state_get(
-                self._rs, lib.GHOSTTY_RENDER_STATE_DATA_DIRTY, self._dirty
-            ),
-            "dirty",
-        )
-        if self._dirty[0] == lib.GHOSTTY_RENDER_STATE_DIRTY_FALSE:
+        if result := lib.ghostty_render_state_update(self._rs, self._t):
+            _check(result, "render_state_update")
+        if result := lib.ghostty_render_state_get(
+            self._rs, lib.GHOSTTY_RENDER_STATE_DATA_DIRTY, self._dirty
+        ):
+            _check(result, "dirty")
+        state = self._dirty[0]
+        if state == lib.GHOSTTY_RENDER_STATE_DIRTY_FALSE:
             return {}
-        _check(
-            lib.ghostty_render_state_get(
-                self._rs, lib.GHOSTTY_RENDER_STATE_DATA_ROW_ITERATOR, self._rows_it_ptr
-            ),
-            "row_iterator",
-        )
-        dirty: list[int] = []
-        while lib.ghostty_render_state_row_iterator_next_dirty(self._rows_it, self._u16):
-            dirty.append(int(self._u16[0]))
-        lib.ghostty_render_state_clean(self._rs)
-        if self.scroll_offset if scrolled is None else scrolled:
-            # Dirty flags follow the (scrolled) viewport; these rows are the active screen.
+        if state == lib.GHOSTTY_RENDER_STATE_DIRTY_FULL or (
+            self.scroll_offset if scrolled is None else scrolled
+        ):
+            # Every row (the iterator would list them all: scrolling output, a clear, a
+            # screen switch); a scrolled viewport's flags are not the active screen's.
             dirty = list(range(self._rows))
-        dirty = [y for y in dirty if y < self._rows]
+        else:
+            _check(
+                lib.ghostty_render_state_get(
+                    self._rs, lib.GHOSTTY_RENDER_STATE_DATA_ROW_ITERATOR, self._rows_it_ptr
+                ),
+                "row_iterator",
+            )
+            dirty = []
+            while lib.ghostty_render_state_row_iterator_next_dirty(self._rows_it, self._u16):
+                dirty.append(int(self._u16[0]))
+            dirty = [y for y in dirty if y < self._rows]
+        lib.ghostty_render_state_clean(self._rs)
         if not dirty:
             return {}
         first, last = min(dirty), max(dirty)

@@ -41,6 +41,11 @@ READ_SIZE = 64 * 1024
 # So each pane reads what its last deliveries say fits in TURN_BUDGET_S, within
 # MIN_TURN_BYTES..READ_SIZE, then waits for the next turn (docs/performance.md).
 TURN_BUDGET_S = 0.0005
+# A read this short ends the turn without asking again: a keystroke's echo is a byte or
+# two, and the read that would only say "empty" (EAGAIN, an exception) costs more than the
+# echo's own read. A flood reads full kernel buffers (4 KiB), so it never stops here; what
+# arrives meanwhile is read on the next turn (the descriptor stays readable).
+SHORT_READ = 512
 MIN_TURN_BYTES = 2 * 1024
 WRITE_LIMIT = 4 * 1024 * 1024
 TEARDOWN_GRACE = 1.0
@@ -457,20 +462,19 @@ class AsyncPty:
                 break
             chunks.append(data)
             total += len(data)
+            if len(data) < SHORT_READ:
+                break  # an echo or a prompt: the PTY is (nearly surely) empty now
         if chunks:
             start = time.perf_counter()
-            self._deliver(chunks[0] if len(chunks) == 1 else b"".join(chunks))
+            try:
+                self._on_data(chunks[0] if len(chunks) == 1 else b"".join(chunks))
+            except Exception:
+                _log.exception("pty data callback failed (pid %s)", self.pid)
             self._cost = smoothed_cost(self._cost, time.perf_counter() - start, total)
             self._turn_bytes = turn_share(self._cost)
         if self._eof and self._exit_pending:
             self._finish_exit()
         return total
-
-    def _deliver(self, data: bytes) -> None:
-        try:
-            self._on_data(data)
-        except Exception:
-            _log.exception("pty data callback failed (pid %s)", self.pid)
 
     def pause_reading(self) -> None:
         """Leave output in the kernel (a live handoff freezes the screen it snapshots)."""
@@ -579,7 +583,9 @@ class AsyncPty:
 
     def _write_now(self, data: bytes | bytearray) -> int:
         try:
-            return self.process.write_nonblocking(bytes(data))
+            return os.write(self.process.fd, data)  # a closed PTY's -1 fails as EBADF
+        except BlockingIOError:
+            return 0
         except OSError as exc:
             if exc.errno not in (errno.EIO, errno.EBADF):
                 _log.warning("pty write failed (pid %s): %s; input dropped", self.pid, exc)
