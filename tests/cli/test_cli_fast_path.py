@@ -126,3 +126,24 @@ def test_fast_and_argparse_paths_print_the_same(herdr_server: ServerHandle) -> N
             slow_run.stdout,
             slow_run.stderr,
         )
+
+
+def test_bare_herdr_builds_no_parser(herdr_server: ServerHandle) -> None:
+    """``herdr`` alone (attach) skips argparse; without a terminal it says so, exit 1."""
+    code = (
+        "import sys\n"
+        "from herdr.cli.main import main\n"
+        "code = main([])\n"
+        "print(code, 'argparse' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env=herdr_server.env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.stdout.splitlines()[-1] == "1 False"
+    assert "herdr: the TUI needs a terminal on stdin and stdout" in done.stderr

@@ -8,7 +8,6 @@ A session without workspaces gets one from the current directory (herdr-spec §1
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import sys
@@ -18,6 +17,10 @@ from collections.abc import Callable
 from herdr.cli.main import CliError, UsageError
 from herdr.cli.transport import RequestFailed, check_protocol, is_live, request
 from herdr.config import paths, safe_paths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
 
 START_TIMEOUT_S = 15.0
 
@@ -217,7 +220,13 @@ def run_local(session: str | None, path: str, notice: str = "") -> int | Switch:
     settings = load_ui_settings(Path(paths.config_file(os.environ)))
     label = session or paths.DEFAULT_SESSION
     while True:
-        app = App(path, settings=settings, session_label=label, keys_after_first_frame=True)
+        app = App(
+            path,
+            settings=settings,
+            session_label=label,
+            keys_after_first_frame=True,
+            protocol_checked=True,  # check_protocol(path) above
+        )
         if notice and not app.message:
             app.message, notice = notice, ""
         try:

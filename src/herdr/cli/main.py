@@ -379,6 +379,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     simple = run_simple(argv)  # a simple verb, answered without building any parser
     if simple is not None:
         return simple
+    if not argv and machine is None:  # bare `herdr`: start-or-attach, no parser to build
+        return _bare_tui()
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if args.default_config:
@@ -428,6 +430,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     return 0
+
+
+def _bare_tui() -> int:
+    """``herdr`` with no arguments, without argparse (~10 ms of every attach)."""
+    import types
+
+    from herdr.cli.launch import run_tui
+
+    try:
+        return run_tui(types.SimpleNamespace(session=None))  # type: ignore[arg-type]
+    except UsageError as exc:
+        sys.stderr.write(f"herdr: error: {exc}\n")
+        return 2
+    except CliError as exc:
+        print(f"herdr: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
 
 
 if __name__ == "__main__":

@@ -125,6 +125,7 @@ class App:
         on_machine: str | None = None,
         uploader: Callable[[bytes], str] | None = None,
         keys_after_first_frame: bool = False,
+        protocol_checked: bool = False,
     ) -> None:
         self.config_path = config_path
         self.on_machine = on_machine  # the saved machine this TUI shows (None: this one)
@@ -148,6 +149,7 @@ class App:
         if not keys_after_first_frame:
             self.load_keys()
         self.conn = Connection(socket_path)
+        self.conn.protocol_checked = protocol_checked  # the launcher's ping just now
         self.session_label = session_label
         self.host = HostTerminal(fd_in, fd_out, HostModes(mouse=self.settings.mouse))
         self.fd_in = fd_in

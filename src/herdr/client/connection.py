@@ -113,6 +113,8 @@ class Connection:
 
     def __init__(self, socket_path: str) -> None:
         self.socket_path = socket_path
+        # the launcher pinged this server a moment ago: the next attach need not again
+        self.protocol_checked = False
         self.stream: StreamProtocol | None = None
         self._seq = 0
         self._input_parts: dict[str | None, tuple[bytes, bytes]] = {}
@@ -121,7 +123,9 @@ class Connection:
     async def attach(self, params: AttachParams) -> AttachStarted:
         """Open the stream; returns the server's ``attach_started`` (raises
         ``ConnectionError`` for an error answer or a closed connection)."""
-        await self.check_protocol()
+        if not self.protocol_checked:
+            await self.check_protocol()
+        self.protocol_checked = False  # a later attach (after a handoff) asks again
         loop = asyncio.get_running_loop()
         transport, stream = await retry_busy(
             lambda: loop.create_unix_connection(StreamProtocol, self.socket_path)

@@ -66,6 +66,8 @@ class OscTracker:
 
     def feed(self, data: bytes) -> None:
         """Observe one chunk of PTY output."""
+        if self._state is _State.GROUND and 0x1B not in data:
+            return  # plain text (an echo, a line of output): no string can start here
         pos = 0
         end = len(data)
         while pos < end:
