@@ -11,43 +11,15 @@ from typing import Any
 
 import pytest
 
-from herdr.api.attach_messages import decode_state
 from herdr.client import actions as a
 from herdr.client import custom_commands as cc
 from herdr.client.app import App
 from herdr.client.bindings import load_bindings
 from herdr.client.settings import UiSettings
 from herdr_testing import ServerHandle, wait_until
+from herdr_testing.state_docs import one_pane_state
 
 PANE = {"pane_id": "w1:p2", "workspace_id": "w1", "tab_id": "w1:t1", "cwd": "/tmp"}
-
-
-def _state(cwd: str) -> Any:
-    return decode_state(
-        {
-            "workspaces": [
-                {
-                    "workspace_id": "w1",
-                    "label": "w",
-                    "agent_status": "unknown",
-                    "active_tab_id": "w1:t1",
-                }
-            ],
-            "tabs": [
-                {"tab_id": "w1:t1", "workspace_id": "w1", "label": "1", "agent_status": "unknown"}
-            ],
-            "panes": [{"pane_id": "w1:p1", "workspace_id": "w1", "tab_id": "w1:t1", "cwd": cwd}],
-            "layouts": {
-                "w1:t1": {
-                    "zoomed": False,
-                    "focused_pane_id": "w1:p1",
-                    "panes": [["w1:p1", 0, 0, 50, 20]],
-                }
-            },
-            "focused": ["w1", "w1:t1", "w1:p1"],
-            "area": [50, 20],
-        }
-    )
 
 
 @pytest.mark.parametrize(
@@ -140,7 +112,7 @@ def _dump(out: Path) -> str:
 
 def _run(app: App, *actions: a.Action, cwd: str) -> None:
     async def scenario() -> None:
-        app.apply_state(_state(cwd))
+        app.apply_state(one_pane_state(cwd))
         for action in actions:
             app.do(action)
         while app._tasks:

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from herdr.api.attach_messages import decode_state
 from herdr.api.command_catalog import CATALOG
 from herdr.client import palette as pal
 from herdr.client.actions import Command
@@ -21,36 +20,9 @@ from herdr.client.bindings import default_bindings, help_entries
 from herdr.client.input import Key
 from herdr.client.settings import UiSettings
 from herdr_testing import ServerHandle, wait_until
+from herdr_testing.state_docs import one_pane_state
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "plugins"
-
-
-def _state() -> Any:
-    return decode_state(
-        {
-            "workspaces": [
-                {
-                    "workspace_id": "w1",
-                    "label": "w",
-                    "agent_status": "unknown",
-                    "active_tab_id": "w1:t1",
-                }
-            ],
-            "tabs": [
-                {"tab_id": "w1:t1", "workspace_id": "w1", "label": "1", "agent_status": "unknown"}
-            ],
-            "panes": [{"pane_id": "w1:p1", "workspace_id": "w1", "tab_id": "w1:t1", "cwd": "/tmp"}],
-            "layouts": {
-                "w1:t1": {
-                    "zoomed": False,
-                    "focused_pane_id": "w1:p1",
-                    "panes": [["w1:p1", 0, 0, 50, 20]],
-                }
-            },
-            "focused": ["w1", "w1:t1", "w1:p1"],
-            "area": [50, 20],
-        }
-    )
 
 
 def _keys() -> dict[str, str]:
@@ -152,7 +124,7 @@ def test_filter_keeps_rows_holding_every_word(query: str, expected: list[str]) -
 def _run(app: App, *events: Any, setup: bool = True) -> None:
     async def scenario() -> None:
         if setup:
-            app.apply_state(_state())
+            app.apply_state(one_pane_state())
         app.command("command_palette")
         while app._tasks:
             await asyncio.gather(*list(app._tasks))
@@ -218,7 +190,7 @@ def test_palette_lists_enabled_plugin_actions_and_runs_one(herdr_server: ServerH
     shown: list[str] = []
 
     async def opened() -> None:
-        app.apply_state(_state())
+        app.apply_state(one_pane_state())
         app.command("command_palette")
         while app._tasks:
             await asyncio.gather(*list(app._tasks))

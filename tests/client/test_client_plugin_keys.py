@@ -9,41 +9,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-from herdr.api.attach_messages import decode_state
 from herdr.client import actions as a
 from herdr.client.app import App
 from herdr.client.settings import UiSettings
 from herdr_testing import ServerHandle, wait_until
+from herdr_testing.state_docs import one_pane_state
 
 RECORDER = Path(__file__).resolve().parents[1] / "fixtures" / "plugins" / "recorder"
-
-
-def _state() -> Any:
-    return decode_state(
-        {
-            "workspaces": [
-                {
-                    "workspace_id": "w1",
-                    "label": "w",
-                    "agent_status": "unknown",
-                    "active_tab_id": "w1:t1",
-                }
-            ],
-            "tabs": [
-                {"tab_id": "w1:t1", "workspace_id": "w1", "label": "1", "agent_status": "unknown"}
-            ],
-            "panes": [{"pane_id": "w1:p1", "workspace_id": "w1", "tab_id": "w1:t1", "cwd": "/tmp"}],
-            "layouts": {
-                "w1:t1": {
-                    "zoomed": False,
-                    "focused_pane_id": "w1:p1",
-                    "panes": [["w1:p1", 0, 0, 50, 20]],
-                }
-            },
-            "focused": ["w1", "w1:t1", "w1:p1"],
-            "area": [50, 20],
-        }
-    )
 
 
 def _logs(server: ServerHandle) -> list[dict[str, Any]]:
@@ -62,7 +34,7 @@ def test_plugin_action_key_command_invokes_with_the_focused_context(
     command = a.CustomCommand("plugin_action", "test.recorder.record")
 
     async def scenario() -> None:
-        app.apply_state(_state())
+        app.apply_state(one_pane_state())
         app.do(a.RunCommand(command))
         while app._tasks:
             await asyncio.gather(*list(app._tasks))

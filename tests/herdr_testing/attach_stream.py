@@ -17,12 +17,14 @@ COLS, ROWS = 100, 30
 
 
 class Stream:
-    """One attached TUI connection; keeps the popup messages and rows it saw."""
+    """One attached TUI connection: the last state document (``state``), every other push
+    (``pushes``) and each pane's and popup's rows as text."""
 
     def __init__(self, path: Path, cols: int = COLS, rows: int = ROWS) -> None:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.connect(str(path))
         self.buf = b""
+        self.state: dict[str, Any] = {}
         self.pushes: list[am.ServerMessage] = []
         self.screens: dict[str, dict[int, str]] = {}
         params = {"cols": cols, "rows": rows}
@@ -52,8 +54,11 @@ class Stream:
             line = self._line(min(left, 0.5))
             if line is None:
                 continue
-            msg = am.decode_server(line)
+            msg = am.decode_server(line)  # typed: an unknown or broken line fails here
             assert msg is not None, line
+            if isinstance(msg, am.State):
+                self.state = json.loads(line)["state"]
+                continue
             self.pushes.append(msg)
             if isinstance(msg, am.Rows):
                 screen = self.screens.setdefault(msg.pane_id, {})

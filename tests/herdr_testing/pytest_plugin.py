@@ -24,6 +24,10 @@ import pytest
 from herdr_testing.servers import HerdrEnv, ServerHandle, herdr_tree
 from herdr_testing.sshd import SshMachine, ssh_machine, sshd_missing_reason
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from herdr.remote.link import Link
+
 MACHINE_VARS = (
     "XDG_CONFIG_HOME",
     "XDG_STATE_HOME",
@@ -84,3 +88,15 @@ def sshd() -> Iterator[SshMachine]:
         pytest.skip(reason)
     with ssh_machine() as machine:
         yield machine
+
+
+@pytest.fixture
+def ssh_link(sshd: SshMachine) -> Iterator[Link]:
+    """An attach's ssh link (managed config, its own ControlMaster) to the loopback sshd."""
+    from herdr.remote.link import Link
+
+    opened = Link.open(sshd.target, {**os.environ, **sshd.client_env()}, managed=True)
+    try:
+        yield opened
+    finally:
+        opened.close()

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,19 +22,9 @@ from herdr.client.settings import UiSettings
 from herdr.remote.link import Link
 from herdr.remote.upload import upload
 from herdr_testing import ServerHandle, wait_until
-from herdr_testing.sshd import SshMachine
 
 TOOLS = Path(__file__).resolve().parents[1] / "fixtures" / "clipboard"
 PNG = b"\x89PNG\r\n\x1a\n" + b"pixels" * 100
-
-
-@pytest.fixture
-def link(sshd: SshMachine) -> Iterator[Link]:
-    opened = Link.open(sshd.target, {**os.environ, **sshd.client_env()}, managed=True)
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 def _read(server: ServerHandle, pane_id: str) -> str:
@@ -66,9 +55,9 @@ def clipboard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return board
 
 
-def _app(server: ServerHandle, link: Link, fd_out: int) -> App:
+def _app(server: ServerHandle, ssh_link: Link, fd_out: int) -> App:
     def uploader(data: bytes) -> str:
-        return upload(link, data)
+        return upload(ssh_link, data)
 
     app = App(
         str(server.socket_path),
@@ -91,14 +80,14 @@ def _started(server: ServerHandle) -> None:
 
 
 def test_an_image_on_the_clipboard_is_pasted_as_a_remote_path(
-    herdr_server: ServerHandle, link: Link, clipboard: Path
+    herdr_server: ServerHandle, ssh_link: Link, clipboard: Path
 ) -> None:
     (clipboard / "types").write_text("text/plain\nimage/png\n")
     (clipboard / "image.png").write_bytes(PNG)
     _started(herdr_server)
     read_end, write_end = os.pipe()
     try:
-        app = _app(herdr_server, link, write_end)
+        app = _app(herdr_server, ssh_link, write_end)
         _paste(herdr_server, app)
     finally:
         os.close(read_end)
@@ -117,13 +106,13 @@ def test_an_image_on_the_clipboard_is_pasted_as_a_remote_path(
 
 
 def test_no_image_sends_ctrl_v_to_the_program(
-    herdr_server: ServerHandle, link: Link, clipboard: Path
+    herdr_server: ServerHandle, ssh_link: Link, clipboard: Path
 ) -> None:
     (clipboard / "types").write_text("text/plain\n")
     _started(herdr_server)
     read_end, write_end = os.pipe()
     try:
-        _paste(herdr_server, _app(herdr_server, link, write_end))
+        _paste(herdr_server, _app(herdr_server, ssh_link, write_end))
     finally:
         os.close(read_end)
         os.close(write_end)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,24 +16,15 @@ from herdr_testing.sshd import SshMachine
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 64
 
 
-@pytest.fixture
-def link(sshd: SshMachine) -> Iterator[Link]:
-    opened = Link.open(sshd.target, {**os.environ, **sshd.client_env()}, managed=True)
-    try:
-        yield opened
-    finally:
-        opened.close()
-
-
-def test_an_image_lands_in_a_private_temp_file(link: Link) -> None:
-    path = Path(upload(link, PNG))
+def test_an_image_lands_in_a_private_temp_file(ssh_link: Link) -> None:
+    path = Path(upload(ssh_link, PNG))
     assert path.name == "clipboard.png" and path.parent.name.startswith("herdr-paste-")
     try:
         assert path.read_bytes() == PNG  # the loopback "remote" shares this file system
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
         assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
         assert path.parent.stat().st_uid == os.getuid()
-        second = Path(upload(link, b"\x89PNG second"))
+        second = Path(upload(ssh_link, b"\x89PNG second"))
         assert second.parent != path.parent  # a fresh directory each time
         second.unlink()
         second.parent.rmdir()

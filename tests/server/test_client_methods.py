@@ -6,10 +6,7 @@ typed attach protocol."""
 
 from __future__ import annotations
 
-import json
-import socket
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,60 +14,8 @@ import pytest
 
 from herdr.api import attach_messages as am
 from herdr_testing import ServerHandle, wait_until
+from herdr_testing.attach_stream import Stream
 from herdr_testing.schema22 import assert_valid_response, assert_valid_result
-
-
-class Stream:
-    """One attached TUI connection, read line by line; keeps every push it saw."""
-
-    def __init__(self, path: Path, cols: int = 100, rows: int = 30) -> None:
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(str(path))
-        self.buf = b""
-        self.state: dict[str, Any] = {}
-        self.pushes: list[am.ServerMessage] = []
-        request = {"id": "a1", "method": "client.attach", "params": {"cols": cols, "rows": rows}}
-        self.sock.sendall(json.dumps(request).encode() + b"\n")
-        started = self._line(10.0)
-        assert started is not None and json.loads(started)["result"]["type"] == "attach_started"
-
-    def _line(self, timeout: float) -> bytes | None:
-        self.sock.settimeout(timeout)
-        while b"\n" not in self.buf:
-            try:
-                chunk = self.sock.recv(65536)
-            except TimeoutError:
-                return None
-            if not chunk:
-                raise EOFError
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return line
-
-    def pump(self, until: Callable[[], bool], timeout: float = 10.0) -> None:
-        deadline = time.monotonic() + timeout
-        while not until():
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError("condition not met on the attach stream")
-            line = self._line(min(left, 0.5))
-            if line is None:
-                continue
-            msg = am.decode_server(line)  # typed: an unknown or broken line fails here
-            assert msg is not None, line
-            if isinstance(msg, am.State):
-                self.state = json.loads(line)["state"]
-            else:
-                self.pushes.append(msg)
-
-    def of(self, kind: type[Any]) -> list[Any]:
-        return [m for m in self.pushes if isinstance(m, kind)]
-
-    def send(self, msg: dict[str, Any]) -> None:
-        self.sock.sendall(json.dumps(msg).encode() + b"\n")
-
-    def close(self) -> None:
-        self.sock.close()
 
 
 def ok(reply: dict[str, Any]) -> dict[str, Any]:
