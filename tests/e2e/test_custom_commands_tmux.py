@@ -5,17 +5,14 @@ The harness is ``test_tui_tmux.Tui``."""
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 # the harness lives beside its first tests (tests/e2e is on sys.path when they run)
-from test_tui_tmux import TIMEOUT, Tui, _prompt_ready  # type: ignore[import-not-found]
+from test_tui_tmux import TIMEOUT, Tui, _prompt_ready, harness  # type: ignore[import-not-found]
 
 from herdr_testing import wait_until
-from herdr_testing.fake_env import agent_bin
 
 pytestmark = [
     pytest.mark.slow,
@@ -25,13 +22,8 @@ pytestmark = [
 
 @pytest.fixture
 def tui() -> Iterator[Tui]:
-    root = Path(tempfile.mkdtemp(prefix="hc", dir="/tmp"))
-    harness = Tui(root, agent_bin(root))
-    try:
-        yield harness
-    finally:
-        harness.close()
-        shutil.rmtree(root, ignore_errors=True)
+    with harness("hc") as opened:
+        yield opened
 
 
 def test_pane_popup_and_shell_bindings_run_from_the_keyboard(tui: Tui) -> None:

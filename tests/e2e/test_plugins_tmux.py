@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,10 +15,9 @@ from typing import Any
 import pytest
 
 # the harness lives beside its first tests (tests/e2e is on sys.path when they run)
-from test_tui_tmux import TIMEOUT, Tui, _prompt_ready  # type: ignore[import-not-found]
+from test_tui_tmux import TIMEOUT, Tui, _prompt_ready, harness  # type: ignore[import-not-found]
 
 from herdr_testing import wait_until
-from herdr_testing.fake_env import agent_bin
 
 pytestmark = [
     pytest.mark.slow,
@@ -32,13 +30,8 @@ PICKER = Path(__file__).resolve().parents[2] / "examples" / "plugins" / "pane-pi
 
 @pytest.fixture
 def tui() -> Iterator[Tui]:
-    root = Path(tempfile.mkdtemp(prefix="hp", dir="/tmp"))
-    harness = Tui(root, agent_bin(root))
-    try:
-        yield harness
-    finally:
-        harness.close()
-        shutil.rmtree(root, ignore_errors=True)
+    with harness("hp") as opened:
+        yield opened
 
 
 def _started_with_recorder(tui: Tui) -> None:

@@ -6,17 +6,14 @@ from __future__ import annotations
 
 import re
 import shutil
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 # the harness lives beside its first tests (tests/e2e is on sys.path when they run)
-from test_tui_tmux import TIMEOUT, Tui, _prompt_ready  # type: ignore[import-not-found]
+from test_tui_tmux import TIMEOUT, Tui, _prompt_ready, harness  # type: ignore[import-not-found]
 
 from herdr_testing import wait_until
-from herdr_testing.fake_env import agent_bin
 
 pytestmark = [
     pytest.mark.slow,
@@ -26,13 +23,8 @@ pytestmark = [
 
 @pytest.fixture
 def tui() -> Iterator[Tui]:
-    root = Path(tempfile.mkdtemp(prefix="hf", dir="/tmp"))
-    harness = Tui(root, agent_bin(root))
-    try:
-        yield harness
-    finally:
-        harness.close()
-        shutil.rmtree(root, ignore_errors=True)
+    with harness("hf") as opened:
+        yield opened
 
 
 def _styled(tui: Tui, session: str = "main") -> str:
@@ -176,6 +168,8 @@ def test_confirm_close_off_closes_at_once(tui: Tui) -> None:
     _started(tui)
     tui.keys("C-b", "v")
     wait_until(lambda: _pane_count(tui) == 2, TIMEOUT, message="no split")
+    # both shells have drawn their prompt: the TUI has the new focused pane too
+    tui.wait_for(lambda s: s.count("$") >= 2, message="the new pane has no prompt")
     tui.literal("cat")
     tui.keys("Enter")
     _running(tui, "cat")
@@ -199,7 +193,12 @@ def test_session_navigator_filters_and_goes_to_a_pane(tui: Tui) -> None:
     wait_until(lambda: len(tui.snapshot()["panes"]) == 3, TIMEOUT, message="no split")
     first_pane = tui.snapshot()["panes"][0]["pane_id"]
     tui.keys("C-b", "g")
-    screen = tui.wait_text("session default")
+    ids = [p["pane_id"] for p in tui.snapshot()["panes"]]
+    # the navigator's rows come from its probe a moment after it opens
+    screen = tui.wait_for(
+        lambda s: "session default" in s and all(f"[{i}]" in s for i in ids),
+        message="the navigator never listed every pane",
+    )
     assert "GO TO" in screen
     for pane in tui.snapshot()["panes"]:
         assert f"[{pane['pane_id']}]" in screen  # every pane of every tab is listed

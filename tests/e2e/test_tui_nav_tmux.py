@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from test_tui_features_tmux import _cell_of, _inverse  # type: ignore[import-not-found]
-from test_tui_tmux import TIMEOUT, Tui, _prompt_ready  # type: ignore[import-not-found]
+from test_tui_tmux import TIMEOUT, Tui, _prompt_ready, harness  # type: ignore[import-not-found]
 
 from herdr_testing import request, wait_until
-from herdr_testing.fake_env import agent_bin
 
 pytestmark = [
     pytest.mark.slow,
@@ -34,13 +32,8 @@ CONFIG = (
 
 @pytest.fixture
 def tui() -> Iterator[Tui]:
-    root = Path(tempfile.mkdtemp(prefix="hn", dir="/tmp"))
-    harness = Tui(root, agent_bin(root))
-    try:
-        yield harness
-    finally:
-        harness.close()
-        shutil.rmtree(root, ignore_errors=True)
+    with harness("hn") as opened:
+        yield opened
 
 
 def test_settings_toggle_writes_only_the_value_and_applies(tui: Tui) -> None:

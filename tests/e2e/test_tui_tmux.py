@@ -240,15 +240,24 @@ def _alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
+@contextlib.contextmanager
+def harness(prefix: str) -> Iterator[Tui]:
+    """A :class:`Tui` in a fresh ``/tmp/<prefix>…`` tree with the fake agents on its PATH;
+    its tmux and herdr are stopped and the tree removed afterwards (every e2e file's
+    ``tui`` fixture)."""
+    root = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+    opened = Tui(root, agent_bin(root))
+    try:
+        yield opened
+    finally:
+        opened.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
 @pytest.fixture
 def tui() -> Iterator[Tui]:
-    root = Path(tempfile.mkdtemp(prefix="ht", dir="/tmp"))
-    harness = Tui(root, agent_bin(root))
-    try:
-        yield harness
-    finally:
-        harness.close()
-        shutil.rmtree(root, ignore_errors=True)
+    with harness("ht") as opened:
+        yield opened
 
 
 def _prompt_ready(screen: str) -> bool:

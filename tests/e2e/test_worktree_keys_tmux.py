@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,10 +14,9 @@ from typing import Any
 import pytest
 
 # the harness lives beside its first tests (tests/e2e is on sys.path when they run)
-from test_tui_tmux import TIMEOUT, Tui, _prompt_ready  # type: ignore[import-not-found]
+from test_tui_tmux import TIMEOUT, Tui, _prompt_ready, harness  # type: ignore[import-not-found]
 
 from herdr_testing import wait_until
-from herdr_testing.fake_env import agent_bin
 from herdr_testing.git_repos import git_env
 
 pytestmark = [
@@ -30,14 +28,9 @@ pytestmark = [
 
 @pytest.fixture
 def tui() -> Iterator[Tui]:
-    root = Path(tempfile.mkdtemp(prefix="hw", dir="/tmp"))
-    harness = Tui(root, agent_bin(root))
-    harness.env.update(git_env(root))
-    try:
-        yield harness
-    finally:
-        harness.close()
-        shutil.rmtree(root, ignore_errors=True)
+    with harness("hw") as opened:
+        opened.env.update(git_env(opened.root))
+        yield opened
 
 
 def _git(tui: Tui, cwd: Path, *args: str) -> None:
@@ -99,6 +92,8 @@ def test_the_worktree_picker_opens_creates_and_removes(tui: Tui) -> None:
 
     tui.request("workspace.focus", {"workspace_id": ws})
     wait_until(lambda: _focused(tui)["workspace_id"] == ws, TIMEOUT, message="repo not focused")
+    # the TUI's own view has dropped the removed workspace (keys act on the view it shows)
+    tui.wait_for(lambda s: "work-feat" not in s, message="the TUI still shows the worktree")
     tui.keys("C-b", "y")
     tui.wait_text("OPEN WORKTREE")
     tui.literal("topic")
