@@ -94,6 +94,7 @@ PURE = (
 # The client's I/O shell: the app's loop, its connections, the terminal, the config file.
 CLIENT_IO = frozenset(
     {"app.py", "connection.py", "settings.py", "terminal.py", "closing.py", "command_line.py"}
+    | {"first_frame.py"}  # the launcher's first frame, on a blocking socket
     | {"sessions_probe.py", "settings_view.py"}  # the navigator's probes, config.toml writes
     | {"machines_probe.py"}  # the sidebar's other machines, read over ssh
     | {"custom_commands.py"}  # `[[keys.command]] type = "shell"` starts a process
