@@ -12,6 +12,7 @@ retried for about a second (:func:`retry_busy`), as the CLI and the SDK do.
 
 from __future__ import annotations
 
+import _socket
 import asyncio
 import contextlib
 import json
@@ -148,7 +149,7 @@ class Connection:
             raise ConnectionError(f"{err.get('code')}: {err.get('message')}")
         return msgspec.convert(doc.get("result"), AttachStarted)
 
-    async def adopt(self, sock: socket.socket, first: bytes, rest: bytes) -> None:
+    async def adopt(self, raw: _socket.socket, first: bytes, rest: bytes) -> None:
         """Take over an attach stream opened before the loop (the launcher's first frame:
         :mod:`herdr.client.first_frame`): ``first`` is its ``attach_started`` line,
         ``rest`` what was read but not applied; they come before anything read later."""
@@ -161,6 +162,7 @@ class Connection:
             protocol.buffer += tail
             return protocol
 
+        sock = socket.socket(fileno=raw.detach())
         sock.setblocking(False)
         loop = asyncio.get_running_loop()
         _, self.stream = await loop.create_unix_connection(stream, sock=sock)

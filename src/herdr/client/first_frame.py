@@ -2,18 +2,18 @@
 
 Importing asyncio (ssl, logging, inspect, concurrent.futures…) is most of what is left
 of a reattach's CPU before the first frame. So the TUI started by the launcher attaches
-on a plain blocking socket, applies the state document and the first rows with the
-app's own handlers and draws them with its own ``draw`` (the same bytes as the loop
-would write for the same lines), and only then starts the loop, which adopts the
-connected socket plus every byte read but not yet applied (:class:`Handoff`). Stdin is
-not read here: keys typed meanwhile wait in the tty, as they do until the first frame
-on the normal path.
+on a plain blocking socket (``_socket``: the ``socket`` module's imports wait too),
+applies the state document and the first rows with the app's own handlers and draws
+them with its own ``draw`` (the same bytes as the loop would write for the same lines),
+and only then starts the loop, which adopts the connected socket plus every byte read
+but not yet applied (:class:`Handoff`). Stdin is not read here: keys typed meanwhile
+wait in the tty, as they do until the first frame on the normal path.
 """
 
 from __future__ import annotations
 
+import _socket
 import select
-import socket
 import time
 from typing import Any, cast
 
@@ -37,7 +37,7 @@ class Handoff:
     ``finished``: the exit reason a handler already gave (then there is no loop)."""
 
     def __init__(
-        self, sock: socket.socket, first: bytes, rest: bytes, finished: str | None = None
+        self, sock: _socket.socket, first: bytes, rest: bytes, finished: str | None = None
     ) -> None:
         self.sock = sock
         self.first = first
@@ -52,7 +52,7 @@ class EarlyConnection:
     def __init__(self, socket_path: str) -> None:
         self.socket_path = socket_path
         self.protocol_checked = True  # the launcher's ping just now
-        self.sock: socket.socket | None = None
+        self.sock: _socket.socket | None = None
 
     def send(self, msg: ClientMessage) -> None:
         if self.sock is not None:
@@ -77,13 +77,13 @@ class EarlyDone:
         self.reason = reason
 
 
-def connect(path: str) -> socket.socket:
+def connect(path: str) -> _socket.socket:
     """A blocking connection to the server's socket, its peer checked (retried for
     ~1 s while the listen backlog is full, as the loop's connects are)."""
     from herdr.api import peercred
 
     for delay in (*BUSY_RETRY_DELAYS_S, None):
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         try:
             sock.connect(path)
         except BlockingIOError:
@@ -139,7 +139,7 @@ def draw_first(app: App, params: AttachParams) -> Handoff | str:
     return Handoff(sock, first, rest, done.reason)
 
 
-def _read_first(sock: socket.socket) -> tuple[bytes, bytes]:
+def _read_first(sock: _socket.socket) -> tuple[bytes, bytes]:
     """The first line (``b""``: the server closed first) and what came after it."""
     data = b""
     while b"\n" not in data:
@@ -151,7 +151,7 @@ def _read_first(sock: socket.socket) -> tuple[bytes, bytes]:
     return first, rest
 
 
-def _apply(app: App, sock: socket.socket, data: bytes, done: EarlyDone) -> bytes:
+def _apply(app: App, sock: _socket.socket, data: bytes, done: EarlyDone) -> bytes:
     """Apply each batch of whole state/rows lines as the loop's stream callback would,
     then the draw the loop path queues right after the attach, until a frame shows
     rows; returns the bytes left for the loop (whole lines first, then a partial one)."""
