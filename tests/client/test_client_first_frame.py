@@ -40,6 +40,11 @@ out = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
 
 class Probe(App):
     seen = None
+    toasts = 0
+
+    def show_toast(self, msg):
+        self.toasts += 1
+        super().show_toast(msg)
 
     def draw(self, *, force=False):
         super().draw(force=force)
@@ -48,13 +53,19 @@ class Probe(App):
             self.seen = sorted(m for m in loop if m in sys.modules)
         if until == "stop" and self.seen is not None:
             self.finish("detached")
-        elif until != "stop" and any(until in "".join(m.rows) for m in self.panes.values()):
+        elif until == "title" and self.window_title is not None:
+            self.finish("detached")
+        elif until == "toast" and self.toast is not None:
+            self.finish("detached")
+        elif until not in ("stop", "title", "toast") and any(
+            until in "".join(m.rows) for m in self.panes.values()
+        ):
             self.finish("detached")
 
 app = Probe(path, fd_in=slave, fd_out=out, keys_after_first_frame=True,
             protocol_checked=True, early_frame=early)
 reason = app.run()
-print(json.dumps({"reason": reason, "loaded": app.seen}))
+print(json.dumps({"reason": reason, "loaded": app.seen, "toasts": app.toasts}))
 """
 
 
@@ -157,12 +168,49 @@ def test_early_first_frame_is_byte_identical(herdr_server: ServerHandle) -> None
     assert replay.received[1] == replay.received[0]  # the same attach, view and resize
 
 
+def test_lines_after_the_early_frame_reach_the_loop_once(herdr_server: ServerHandle) -> None:
+    # a window title is applied by the early frame as by the loop (the same bytes); a
+    # toast (it needs a timer) and what follows it wait for the loop: applied once
+    created = herdr_server.request("workspace.create", {"cwd": "/", "focus": True})
+    assert "result" in created, created
+    title = b'{"t":"window_title","title":"T1"}\n'
+    toast = b'{"t":"toast","title":"hello there"}\n'
+    stream = _record(herdr_server.socket_path) + title
+    with tempfile.TemporaryDirectory() as tmp:
+        replay = Replay(os.path.join(tmp, "s.sock"), stream)
+        try:
+            outputs = []
+            for early in (False, True):
+                result, tty = _client(
+                    replay.listener.getsockname(), herdr_server.env, early=early, until="title"
+                )
+                assert result["reason"] == "detached"
+                outputs.append(tty)
+        finally:
+            replay.listener.close()
+    assert outputs[0].count(b"\x1b]2;T1") == 1
+    assert outputs[1] == outputs[0]
+    stream += toast + b'{"t":"window_title","ti'  # and a partial line after it
+    with tempfile.TemporaryDirectory() as tmp:
+        replay = Replay(os.path.join(tmp, "s.sock"), stream)
+        try:
+            for early in (False, True):
+                result, tty = _client(
+                    replay.listener.getsockname(), herdr_server.env, early=early, until="toast"
+                )
+                assert result["reason"] == "detached"
+                assert result["toasts"] == 1
+                assert b"hello there" in tty
+        finally:
+            replay.listener.close()
+
+
 def test_early_first_frame_imports_no_asyncio(herdr_server: ServerHandle) -> None:
     created = herdr_server.request("workspace.create", {"cwd": "/", "focus": True})
     assert "result" in created, created
     path = str(herdr_server.socket_path)
     result, _ = _client(path, herdr_server.env, early=True)
-    assert result == {"reason": "detached", "loaded": []}
+    assert result["loaded"] == []
     result, _ = _client(path, herdr_server.env, early=False)
     assert "asyncio" in result["loaded"]  # type: ignore[operator]  # the probe sees it
 

@@ -158,6 +158,7 @@ class App:
         # early_frame: the launcher pinged the server just now; the first frame is drawn
         # on a blocking socket before asyncio is imported (herdr.client.first_frame)
         self._early_frame = early_frame and protocol_checked
+        self._attached_at = 0.0  # when the early frame's attach was sent
         self.conn: Connection
         if self._early_frame:
             from herdr.client.first_frame import EarlyConnection
@@ -292,6 +293,7 @@ class App:
         from herdr.client.first_frame import draw_first
 
         size = self.sent_area = self._attach_size()
+        self._attached_at = time.monotonic()
         return draw_first(self, AttachParams(cols=size[0], rows=size[1]))
 
     async def _main(self, early: Handoff | None = None) -> ExitReason:
@@ -319,8 +321,10 @@ class App:
             self._after_first_frame()
         else:
             self.conn.listen(self._until_first_rows, self._on_stream_lost)
-            # a session whose panes send no rows still gets its keys
-            loop.call_later(KEYS_AT_THE_LATEST_S, self._after_first_frame)
+            # a session whose panes send no rows still gets its keys (counted from the
+            # attach: the early frame may have waited for rows already)
+            waited = time.monotonic() - self._attached_at if early is not None else 0.0
+            loop.call_later(max(0.0, KEYS_AT_THE_LATEST_S - waited), self._after_first_frame)
         try:
             return await self._done
         finally:

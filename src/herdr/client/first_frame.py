@@ -19,7 +19,16 @@ from typing import Any, cast
 
 import msgspec
 
-from herdr.api.attach_messages import AttachParams, Rows, State, decode_server, encode_line
+from herdr.api.attach_messages import (
+    AttachParams,
+    PopupClosed,
+    PopupOpened,
+    Rows,
+    State,
+    WindowTitle,
+    decode_server,
+    encode_line,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,7 +36,9 @@ if TYPE_CHECKING:
     from herdr.client.app import App
 
 ROWS_WAIT_S = 0.3  # how long to wait for a pane's rows before the loop takes over
-EARLY_KINDS = (State, Rows)  # applied here; anything else waits for the loop
+# applied here (their handlers need no loop); a toast (a timer) or a bye (a reattach
+# task) and everything after it waits for the loop
+EARLY_KINDS = (State, Rows, WindowTitle, PopupOpened, PopupClosed)
 BUSY_RETRY_DELAYS_S = (0.005, 0.01, 0.02, 0.04, 0.08, 0.12, 0.16, 0.2, 0.2, 0.2)
 
 
@@ -152,7 +163,7 @@ def _read_first(sock: _socket.socket) -> tuple[bytes, bytes]:
 
 
 def _apply(app: App, sock: _socket.socket, data: bytes, done: EarlyDone) -> bytes:
-    """Apply each batch of whole state/rows lines as the loop's stream callback would,
+    """Apply each batch of whole early lines as the loop's stream callback would,
     then the draw the loop path queues right after the attach, until a frame shows
     rows; returns the bytes left for the loop (whole lines first, then a partial one)."""
     app._draw_pending = queued_draw = True  # the loop path's schedule_draw after attach
@@ -186,7 +197,7 @@ def _apply(app: App, sock: _socket.socket, data: bytes, done: EarlyDone) -> byte
 
 
 def _early_count(lines: list[bytes]) -> int:
-    """How many leading lines are state documents or rows (blank lines count too)."""
+    """How many leading lines are of the early kinds (blank lines count too)."""
     for index, line in enumerate(lines):
         if line and not isinstance(decode_server(line), EARLY_KINDS):
             return index
