@@ -94,6 +94,7 @@ PURE = (
 # The client's I/O shell: the app's loop, its connections, the terminal, the config file.
 CLIENT_IO = frozenset(
     {"app.py", "connection.py", "settings.py", "terminal.py", "closing.py", "command_line.py"}
+    | {"first_frame.py"}  # the launcher's first frame, on a blocking socket
     | {"sessions_probe.py", "settings_view.py"}  # the navigator's probes, config.toml writes
     | {"machines_probe.py"}  # the sidebar's other machines, read over ssh
     | {"custom_commands.py"}  # `[[keys.command]] type = "shell"` starts a process
@@ -204,6 +205,24 @@ def test_cli_start_up_path_stays_light(argv: list[str], tmp_path: Path) -> None:
     heavy = sorted(m for m in loaded if _matches(m, frozenset(FORBIDDEN_ON_CLI_PATH)))
     assert loaded, proc.stderr[-500:]
     assert not heavy, f"herdr {' '.join(argv)} imports {heavy}"
+
+
+def test_tui_first_frame_path_imports_no_loop() -> None:
+    # the launcher's TUI draws its first frame before asyncio (herdr.client.first_frame):
+    # everything it imports up to then must leave the loop and its connection out
+    probe = (
+        "import sys, herdr.cli.main, herdr.cli.launch as launch\n"
+        "launch.preload_client()\n"
+        "import herdr.client.first_frame\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    loaded = set(proc.stdout.split())
+    assert "herdr.client.app" in loaded
+    forbidden = frozenset({*FORBIDDEN_ON_CLI_PATH, "herdr.client.connection", "socket"})
+    assert not sorted(m for m in loaded if _matches(m, forbidden))
 
 
 def _server_graph() -> dict[str, frozenset[str]]:

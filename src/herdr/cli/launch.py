@@ -226,6 +226,7 @@ def run_local(session: str | None, path: str, notice: str = "") -> int | Switch:
             session_label=label,
             keys_after_first_frame=True,
             protocol_checked=True,  # check_protocol(path) above
+            early_frame=True,  # drawn before asyncio is imported
         )
         if notice and not app.message:
             app.message, notice = notice, ""

@@ -15,7 +15,6 @@ The server hears the view (for seen/done) and the pane-area size.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import signal
@@ -61,7 +60,6 @@ from herdr.client.build_view import (
     view_base,
 )
 from herdr.client.compose import compose, patch
-from herdr.client.connection import Connection
 from herdr.client.focus_follow import follow_step
 from herdr.client.mirror import PaneMirror, apply_rows
 from herdr.client.render import HostModes, keyboard_mirror, render
@@ -76,12 +74,16 @@ from herdr.config.paths import config_file, state_dir
 # first used (tests/client/test_first_frame_imports.py keeps it so).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import asyncio
+
     from herdr.client import actions as a
     from herdr.client import copymode as cm
     from herdr.client import copysearch as cs
     from herdr.client import mouse_select as ms
     from herdr.client import navigator as nav
     from herdr.client.bindings import Bindings
+    from herdr.client.connection import Connection
+    from herdr.client.first_frame import Handoff
     from herdr.client.input import InputParser, Mouse
     from herdr.client.keynames import KeySpec
     from herdr.client.machines_probe import MachinesProbe
@@ -90,6 +92,10 @@ if TYPE_CHECKING:
     from herdr.client.popup_box import PopupShown
     from herdr.client.prompt import Prompt, PromptKind
     from herdr.client.toast import Toast
+else:  # imported on first use: the launcher's first frame is drawn before asyncio
+    from herdr.client.lazy import lazy_module
+
+    asyncio = lazy_module("asyncio", globals())
 
 ESC_TIMEOUT_S = 0.03
 MAX_READ_LINES = 10_000  # pane.read's cap: longer copies use the rows on screen
@@ -126,6 +132,7 @@ class App:
         uploader: Callable[[bytes], str] | None = None,
         keys_after_first_frame: bool = False,
         protocol_checked: bool = False,
+        early_frame: bool = False,
     ) -> None:
         self.config_path = config_path
         self.on_machine = on_machine  # the saved machine this TUI shows (None: this one)
@@ -148,8 +155,20 @@ class App:
         self._keys_loaded = False
         if not keys_after_first_frame:
             self.load_keys()
-        self.conn = Connection(socket_path)
-        self.conn.protocol_checked = protocol_checked  # the launcher's ping just now
+        # early_frame: the launcher pinged the server just now; the first frame is drawn
+        # on a blocking socket before asyncio is imported (herdr.client.first_frame)
+        self._early_frame = early_frame and protocol_checked
+        self._attached_at = 0.0  # when the early frame's attach was sent
+        self.conn: Connection
+        if self._early_frame:
+            from herdr.client.first_frame import EarlyConnection
+
+            self.conn = cast("Connection", EarlyConnection(socket_path))
+        else:
+            from herdr.client.connection import Connection
+
+            self.conn = Connection(socket_path)
+            self.conn.protocol_checked = protocol_checked  # the launcher's ping just now
         self.session_label = session_label
         self.host = HostTerminal(fd_in, fd_out, HostModes(mouse=self.settings.mouse))
         self.fd_in = fd_in
@@ -246,34 +265,66 @@ class App:
     def run(self) -> ExitReason:
         self.host.enter()
         try:
-            return _run_loop(self._main())
+            early: Handoff | None = None
+            if self._early_frame:
+                drawn = self._draw_first()
+                if isinstance(drawn, str):
+                    self.exit_detail = drawn
+                    return "server_lost"
+                if drawn.finished is not None:  # e.g. the session was empty
+                    drawn.sock.close()
+                    return cast("ExitReason", drawn.finished)
+                early = drawn
+            return _run_loop(self._main(early))
         finally:
             if self.window_title is not None:
                 with contextlib.suppress(OSError):
                     write_all(self.fd_out, TITLE_RESTORE)
             self.host.restore()
 
-    async def _main(self) -> ExitReason:
-        loop = asyncio.get_running_loop()
-        self._done = loop.create_future()
+    def _attach_size(self) -> tuple[int, int]:
+        """The pane-area size to attach with, for the terminal's size now."""
         self.cols, self.rows = self.host.size()
         area = pane_area(self.build_view())
-        size = (_cells(area.width, low=0), _cells(area.height, low=0))
-        try:
-            await self.conn.attach(AttachParams(cols=size[0], rows=size[1]))
-        except (OSError, ConnectionError, ValueError) as exc:
-            self.exit_detail = str(exc)
-            return "server_lost"
-        self.sent_area = size
+        return _cells(area.width, low=0), _cells(area.height, low=0)
+
+    def _draw_first(self) -> Handoff | str:
+        """The first frame before the loop: see :mod:`herdr.client.first_frame`."""
+        from herdr.client.first_frame import draw_first
+
+        size = self.sent_area = self._attach_size()
+        self._attached_at = time.monotonic()
+        return draw_first(self, AttachParams(cols=size[0], rows=size[1]))
+
+    async def _main(self, early: Handoff | None = None) -> ExitReason:
+        loop = asyncio.get_running_loop()
+        self._done = loop.create_future()
+        if early is None:
+            size = self._attach_size()
+            try:
+                await self.conn.attach(AttachParams(cols=size[0], rows=size[1]))
+            except (OSError, ConnectionError, ValueError) as exc:
+                self.exit_detail = str(exc)
+                return "server_lost"
+            self.sent_area = size
+            self.schedule_draw()
+        else:
+            from herdr.client.connection import Connection
+
+            self.conn = Connection(self.conn.socket_path)
+            await self.conn.adopt(early.sock, early.first, early.rest)
         loop.add_signal_handler(signal.SIGWINCH, self._on_winch)
-        self.schedule_draw()
-        if self._keys_loaded:
+        if early is not None and self.host.size() != (self.cols, self.rows):
+            self._on_winch()  # resized while the first frame was drawn
+        if self._keys_loaded or (early is not None and self.panes):
             self.conn.listen(self._on_stream_lines, self._on_stream_lost)
             self._after_first_frame()
         else:
             self.conn.listen(self._until_first_rows, self._on_stream_lost)
-            # a session whose panes send no rows still gets its keys
-            loop.call_later(KEYS_AT_THE_LATEST_S, self._after_first_frame)
+            # a session whose panes send no rows still gets its keys (counted from the
+            # attach: the early frame may have waited for rows already)
+            waited = time.monotonic() - self._attached_at if early is not None else 0.0
+            loop.call_later(max(0.0, KEYS_AT_THE_LATEST_S - waited), self._after_first_frame)
         try:
             return await self._done
         finally:

@@ -12,9 +12,11 @@ retried for about a second (:func:`retry_busy`), as the CLI and the SDK do.
 
 from __future__ import annotations
 
+import _socket
 import asyncio
 import contextlib
 import json
+import socket
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, cast
 
@@ -146,6 +148,24 @@ class Connection:
             err = doc["error"]
             raise ConnectionError(f"{err.get('code')}: {err.get('message')}")
         return msgspec.convert(doc.get("result"), AttachStarted)
+
+    async def adopt(self, raw: _socket.socket, first: bytes, rest: bytes) -> None:
+        """Take over an attach stream opened before the loop (the launcher's first frame:
+        :mod:`herdr.client.first_frame`): ``first`` is its ``attach_started`` line,
+        ``rest`` what was read but not applied; they come before anything read later."""
+        whole, _, tail = rest.rpartition(b"\n")
+
+        def stream() -> StreamProtocol:
+            protocol = StreamProtocol()
+            protocol.first.set_result(first)
+            protocol.queued = whole.split(b"\n") if whole else []
+            protocol.buffer += tail
+            return protocol
+
+        sock = socket.socket(fileno=raw.detach())
+        sock.setblocking(False)
+        loop = asyncio.get_running_loop()
+        _, self.stream = await loop.create_unix_connection(stream, sock=sock)
 
     async def check_protocol(self) -> None:
         """Refuse a server of another protocol (``ConnectionError`` saying what to do)."""
