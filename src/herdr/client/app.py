@@ -910,8 +910,8 @@ class App:
     def _is_plain(self, byte: int) -> bool:
         """Ask a fresh parser and mode machine what ``byte`` alone does (bindings are
         fixed for the client's life, so the answer is cached)."""
-        if not 0x20 <= byte < 0x7F:
-            return False  # controls, ESC (sequences), DEL, UTF-8 pieces: the full path
+        if byte == 0x1B or byte >= 0x80:
+            return False  # ESC (sequences) and UTF-8 pieces: the full path
         from herdr.client import actions as a
         from herdr.client.input import InputParser
         from herdr.client.modes import KeyMachine
