@@ -27,7 +27,11 @@ DOC = decode_state(
         "tabs": [{"tab_id": "w1:t1", "workspace_id": "w1", "label": "1"}],
         "panes": [{"pane_id": "w1:p1", "workspace_id": "w1", "tab_id": "w1:t1", "cwd": "/a"}],
         "layouts": {
-            "w1:t1": {"zoomed": False, "focused_pane_id": "w1:p1", "panes": [["w1:p1", 0, 0, 60, 20]]}
+            "w1:t1": {
+                "zoomed": False,
+                "focused_pane_id": "w1:p1",
+                "panes": [["w1:p1", 0, 0, 60, 20]],
+            }
         },
         "focused": ["w1", "w1:t1", "w1:p1"],
         "area": [60, 20],
@@ -46,7 +50,9 @@ READS: list[bytes] = [bytes([b]) for b in range(0x80)] + [
 ]
 
 
-def _replay(tmp_path: Path, reads: list[bytes], *, shortcut: bool) -> tuple[bytes, bytes, list[str]]:
+def _replay(
+    tmp_path: Path, reads: list[bytes], *, shortcut: bool
+) -> tuple[bytes, bytes, list[str]]:
     """Stream bytes, terminal bytes, the mode after each read, and the reads the parser saw."""
     out_path = tmp_path / ("fast.out" if shortcut else "slow.out")
     out_fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -195,7 +195,9 @@ class App:
         self._attention_seq = 0
         self._draw_pending = False
         # (patch key, frame) of the last draw when a rows-only batch may patch it
-        self._patchable: tuple[tuple[object, ...], Frame] | None = None
+        # (and the view base it was composed from: a state document that builds an equal
+        # view keeps it, see _patch)
+        self._patchable: tuple[tuple[object, ...], Frame, ViewBase] | None = None
         self._view_cache: tuple[StateDoc | None, Presentation, ViewBase] | None = None
         self._plain_bytes: dict[int, bool] = {}
         self._esc_timer: asyncio.TimerHandle | None = None
@@ -257,7 +259,7 @@ class App:
         loop = asyncio.get_running_loop()
         self._done = loop.create_future()
         self.cols, self.rows = self.host.size()
-        area = pane_area(self.build_view())
+        area = pane_area(self._base().view)  # the chrome only: no pane rows needed
         size = (_cells(area.width, low=0), _cells(area.height, low=0))
         try:
             await self.conn.attach(AttachParams(cols=size[0], rows=size[1]))
@@ -378,8 +380,10 @@ class App:
         if done is None or done.done():
             return
         handlers = self._on_message
-        # per pane, the rows that came (None: maybe all); None: not only rows came
+        # per pane, the rows that came (None: maybe all); None: not only rows and
+        # state documents came
         changed: dict[str, list[int] | None] | None = {}
+        documents = False
         try:
             for line in lines:
                 if not line:
@@ -388,6 +392,8 @@ class App:
                 if msg is not None:
                     if changed is not None and isinstance(msg, Rows):
                         _note_rows(changed, msg, self.panes.get(msg.pane_id))
+                    elif type(msg) is State:
+                        documents = True
                     else:
                         changed = None
                     handlers[type(msg)](msg)
@@ -399,7 +405,7 @@ class App:
         except Exception as exc:  # a bug in here must still end the client cleanly
             self.finish("error", f"{type(exc).__name__}: {exc}")
             return
-        if changed and self._patch(changed):
+        if changed is not None and (changed or documents) and self._patch(changed):
             return
         self.draw()
 
@@ -601,7 +607,7 @@ class App:
             self.conn.send(
                 View(workspace_id=self.ws_id, tab_id=self.tab_id, focused=self.host_focused)
             )
-        area = pane_area(self.build_view())
+        area = pane_area(self._base().view)  # the chrome only: no pane rows needed
         size = (_cells(area.width), _cells(area.height))
         if size != self.sent_area:
             self.sent_area = size
@@ -628,11 +634,7 @@ class App:
         new rows (typing, output) rebuilds just the pane list — and is not copied:
         ``compose`` takes the panes beside the view.
         """
-        presentation = self._presentation()
-        cached = self._view_cache
-        if cached is None or cached[0] is not self.doc or cached[1] != presentation:
-            cached = self._view_cache = (self.doc, presentation, view_base(self.doc, presentation))
-        base = cached[2]
+        base = self._base()
         if not base.slots:
             return base.view, base.view.panes
         overlays: dict[str, Overlay] = {}
@@ -649,6 +651,19 @@ class App:
             rows = ms.paint(selected.rows, top, selected.size[0], sel)
             overlays[sel.pane_id] = (rows, selected.cursor)
         return base.view, pane_views(base, self.panes, overlays)
+
+    def _base(self) -> ViewBase:
+        """The view base of the current document and presentation (cached). A new
+        document that builds an equal base (a pane's revision moved, nothing shown
+        changed) keeps the old base object, so the frame built from it can be kept."""
+        presentation = self._presentation()
+        cached = self._view_cache
+        if cached is None or cached[0] is not self.doc or cached[1] != presentation:
+            base = view_base(self.doc, presentation)
+            if cached is not None and cached[2] == base:
+                base = cached[2]
+            cached = self._view_cache = (self.doc, presentation, base)
+        return cached[2]
 
     def _presentation(self) -> Presentation:
         copy = self.copy
@@ -765,14 +780,20 @@ class App:
         last = self._patchable
         if last is None or self._draw_pending or self.frame is not last[1]:
             return False
-        if last[0] != self._patch_key():
-            return False
+        key = last[0]
+        if key != (now := self._patch_key()):
+            # only the document changed, and it builds the view the frame was drawn from
+            if now is None or key[1:] != now[1:] or self._base() is not last[2]:
+                return False
+            key = now
         try:
             frame = last[1]
             dirty: list[int] = []
             panes = self.panes
             for pane_id, ys in changed.items():
-                mirror = panes[pane_id]
+                mirror = panes.get(pane_id)
+                if mirror is None:
+                    return False  # its pane was closed by a document in the batch
                 done = patch(frame, pane_id, mirror.rows, mirror.cursor, ys)
                 if done is None:
                     return False
@@ -781,7 +802,7 @@ class App:
             self._host_modes(self.focused_pane_id())
             data = render(self.frame, frame, rows=dirty)
             self.frame = frame
-            self._patchable = (last[0], frame)
+            self._patchable = (key, frame, last[2])
             if data:
                 self.write(data)
         except Exception as exc:  # a bug must end the client cleanly, terminal restored
@@ -819,7 +840,8 @@ class App:
             frame = toast_overlay(frame, self.toast)
         data = render(self.frame, frame, force=force)
         self.frame = frame
-        self._patchable = None if key is None else (key, frame)
+        base = self._view_cache[2] if self._view_cache is not None else None
+        self._patchable = None if key is None or base is None else (key, frame, base)
         if data:
             self.write(data)
 
