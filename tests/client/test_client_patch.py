@@ -104,6 +104,12 @@ CASES: dict[str, list[Step]] = {
         _rows("w1:p2", [(5, "out 5"), (6, "\x1b[7mout 6")], cursor=None),
         _typed("x"),
     ],
+    "both-panes-one-read": [
+        _rows("w1:p2", [(0, "out 0"), (3, "out 3")], cursor=None)
+        + _typed("a")
+        + _rows("w1:p2", [(0, "out 0 again")], cursor=None),
+        _typed("ab") + _rows("w1:p2", [(y, f"scrolled {y}") for y in range(28)], cursor=None),
+    ],
     "full-update": [_typed("x"), _screen("w1:p1", "redrawn")],
     "new-height": [_rows("w1:p1", [(0, "short")], size=(50, 20)), _typed("y")],
     "cursor-hidden-then-back": [
@@ -230,6 +236,7 @@ def test_fast_path_draws_what_the_full_path_draws(
         "typing",
         "typing-several-lines-in-one-read",
         "unchanged-document",
+        "both-panes-one-read",
     ):
         assert patched == len(steps)  # every echo took the fast path
         assert fast_frame.rows == recomposed.rows and fast_frame.cursor == recomposed.cursor
@@ -240,3 +247,25 @@ def test_overlays_and_chrome_changes_take_the_full_path(tmp_path: Path) -> None:
     steps: list[Step] = [lambda app: _keys(app, b"\x02?"), *TYPING]
     _, _, patched = _run(tmp_path, steps, fast=True)
     assert patched == 0
+
+
+def test_a_frame_row_is_recomposed_once_per_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Side-by-side panes that both changed row 0 in one read: frame row 1 (the panes'
+    row 0, under their title row) is built once, not once per pane."""
+    from herdr.client import compose as compose_module
+
+    built: list[int] = []
+    shipped = compose_module._row
+
+    def counted(plan: Any, widths: Any, sources: Any) -> str:
+        built.append(id(plan))
+        return shipped(plan, widths, sources)
+
+    batch = _rows("w1:p2", [(0, "right")], cursor=None) + _typed("left")
+    steps: list[Step] = [lambda app: built.clear(), batch]
+    monkeypatch.setattr(compose_module, "_row", counted)
+    _, _, patched = _run(tmp_path, steps, fast=True)
+    assert patched == 1
+    assert len(built) == 1

@@ -60,7 +60,7 @@ from herdr.client.build_view import (
     tab_layout,
     view_base,
 )
-from herdr.client.compose import compose, patch
+from herdr.client.compose import PaneChange, compose, patch
 from herdr.client.connection import Connection
 from herdr.client.focus_follow import follow_step
 from herdr.client.mirror import PaneMirror, apply_rows
@@ -786,19 +786,18 @@ class App:
             if now is None or key[1:] != now[1:] or self._base() is not last[2]:
                 return False
             key = now
+        panes = self.panes
+        changes: list[PaneChange] = []
+        for pane_id, ys in changed.items():
+            mirror = panes.get(pane_id)
+            if mirror is None:
+                return False  # its pane was closed by a document in the batch
+            changes.append((pane_id, mirror.rows, mirror.cursor, ys))
         try:
-            frame = last[1]
-            dirty: list[int] = []
-            panes = self.panes
-            for pane_id, ys in changed.items():
-                mirror = panes.get(pane_id)
-                if mirror is None:
-                    return False  # its pane was closed by a document in the batch
-                done = patch(frame, pane_id, mirror.rows, mirror.cursor, ys)
-                if done is None:
-                    return False
-                frame = done[0]
-                dirty += done[1]
+            done = patch(last[1], changes)
+            if done is None:
+                return False
+            frame, dirty = done
             self._host_modes(self.focused_pane_id())
             data = render(self.frame, frame, rows=dirty)
             self.frame = frame
