@@ -48,6 +48,15 @@ class Probe(App):
 
     def draw(self, *, force=False):
         super().draw(force=force)
+        self.check()
+
+    def _patch(self, changed):  # typed echoes are drawn by the rows-only patch
+        patched = super()._patch(changed)
+        if patched:
+            self.check()
+        return patched
+
+    def check(self):
         if self.seen is None and self.frame is not None and self.panes:
             loop = ("asyncio", "uvloop", "herdr.client.connection")
             self.seen = sorted(m for m in loop if m in sys.modules)

@@ -28,7 +28,14 @@ RIGHT = (51, 0, 50, 28)
 
 
 def _doc(
-    *, label: str = "proj", zoomed: bool = False, focused: str = "w1:p1", right: bool = True
+    *,
+    label: str = "proj",
+    zoomed: bool = False,
+    focused: str = "w1:p1",
+    right: bool = True,
+    revision: int = 0,
+    p2: bool = True,
+    p3: bool = True,
 ) -> StateDoc:
     panes = [["w1:p1", *LEFT]]
     if right and not zoomed:
@@ -44,7 +51,10 @@ def _doc(
             "panes": [
                 {"pane_id": "w1:p1", "workspace_id": "w1", "tab_id": "w1:t1", "cwd": "/a"},
                 {"pane_id": "w1:p2", "workspace_id": "w1", "tab_id": "w1:t1", "cwd": "/b"},
-            ],
+            ][: 2 if p2 else 1]
+            + [  # a pane in a tab not shown (its revision moves as it prints)
+                {"pane_id": "w1:p3", "workspace_id": "w1", "tab_id": "w1:t2", "revision": revision}
+            ][: 1 if p3 else 0],
             "layouts": {
                 "w1:t1": {"zoomed": zoomed, "focused_pane_id": focused, "panes": panes},
             },
@@ -94,6 +104,12 @@ CASES: dict[str, list[Step]] = {
         _rows("w1:p2", [(5, "out 5"), (6, "\x1b[7mout 6")], cursor=None),
         _typed("x"),
     ],
+    "both-panes-one-read": [
+        _rows("w1:p2", [(0, "out 0"), (3, "out 3")], cursor=None)
+        + _typed("a")
+        + _rows("w1:p2", [(0, "out 0 again")], cursor=None),
+        _typed("ab") + _rows("w1:p2", [(y, f"scrolled {y}") for y in range(28)], cursor=None),
+    ],
     "full-update": [_typed("x"), _screen("w1:p1", "redrawn")],
     "new-height": [_rows("w1:p1", [(0, "short")], size=(50, 20)), _typed("y")],
     "cursor-hidden-then-back": [
@@ -105,6 +121,25 @@ CASES: dict[str, list[Step]] = {
         _typed("q"),
     ],
     "pane-not-shown": [_rows("w1:p9", [(0, "elsewhere")]), _typed("z")],
+    # a document that changes nothing shown (a revision moved): typing stays patched
+    "unchanged-document": [
+        _typed("a"),
+        encode_line(State(state=_doc(revision=1))),
+        _typed("ab") + encode_line(State(state=_doc(revision=2))) + _typed("abc"),
+        encode_line(State(state=_doc(revision=3))),
+        _typed("abcd"),
+    ],
+    # rows of a pane, then a document that closed it, in one read
+    "rows-then-its-pane-closed": [
+        _typed("a"),
+        _rows("w1:p2", [(0, "bye")]) + encode_line(State(state=_doc(right=False, p2=False))),
+        _typed("ab"),
+    ],
+    "rows-then-hidden-pane-closed": [
+        _typed("a"),
+        _rows("w1:p3", [(0, "bye")]) + encode_line(State(state=_doc(p3=False))),
+        _typed("ab"),
+    ],
     "sidebar-change": [
         _typed("a"),
         encode_line(State(state=_doc(label="renamed"))),
@@ -197,7 +232,12 @@ def test_fast_path_draws_what_the_full_path_draws(
     full_bytes, (full_frame, recomposed), _ = _run(tmp_path, steps, fast=False)
     assert fast_bytes == full_bytes
     assert fast_frame.rows == full_frame.rows and fast_frame.cursor == full_frame.cursor
-    if request.node.callspec.id in ("typing", "typing-several-lines-in-one-read"):
+    if request.node.callspec.id in (
+        "typing",
+        "typing-several-lines-in-one-read",
+        "unchanged-document",
+        "both-panes-one-read",
+    ):
         assert patched == len(steps)  # every echo took the fast path
         assert fast_frame.rows == recomposed.rows and fast_frame.cursor == recomposed.cursor
 
@@ -207,3 +247,25 @@ def test_overlays_and_chrome_changes_take_the_full_path(tmp_path: Path) -> None:
     steps: list[Step] = [lambda app: _keys(app, b"\x02?"), *TYPING]
     _, _, patched = _run(tmp_path, steps, fast=True)
     assert patched == 0
+
+
+def test_a_frame_row_is_recomposed_once_per_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Side-by-side panes that both changed row 0 in one read: frame row 1 (the panes'
+    row 0, under their title row) is built once, not once per pane."""
+    from herdr.client import compose as compose_module
+
+    built: list[int] = []
+    shipped = compose_module._row
+
+    def counted(plan: Any, widths: Any, sources: Any) -> str:
+        built.append(id(plan))
+        return shipped(plan, widths, sources)
+
+    batch = _rows("w1:p2", [(0, "right")], cursor=None) + _typed("left")
+    steps: list[Step] = [lambda app: built.clear(), batch]
+    monkeypatch.setattr(compose_module, "_row", counted)
+    _, _, patched = _run(tmp_path, steps, fast=True)
+    assert patched == 1
+    assert len(built) == 1

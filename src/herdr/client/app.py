@@ -59,7 +59,7 @@ from herdr.client.build_view import (
     tab_layout,
     view_base,
 )
-from herdr.client.compose import compose, patch
+from herdr.client.compose import PaneChange, compose, patch
 from herdr.client.focus_follow import follow_step
 from herdr.client.mirror import PaneMirror, apply_rows
 from herdr.client.render import HostModes, keyboard_mirror, render
@@ -214,7 +214,9 @@ class App:
         self._attention_seq = 0
         self._draw_pending = False
         # (patch key, frame) of the last draw when a rows-only batch may patch it
-        self._patchable: tuple[tuple[object, ...], Frame] | None = None
+        # (and the view base it was composed from: a state document that builds an equal
+        # view keeps it, see _patch)
+        self._patchable: tuple[tuple[object, ...], Frame, ViewBase] | None = None
         self._view_cache: tuple[StateDoc | None, Presentation, ViewBase] | None = None
         self._plain_bytes: dict[int, bool] = {}
         self._esc_timer: asyncio.TimerHandle | None = None
@@ -285,7 +287,7 @@ class App:
     def _attach_size(self) -> tuple[int, int]:
         """The pane-area size to attach with, for the terminal's size now."""
         self.cols, self.rows = self.host.size()
-        area = pane_area(self.build_view())
+        area = pane_area(self._base().view)  # the chrome only: no pane rows needed
         return _cells(area.width, low=0), _cells(area.height, low=0)
 
     def _draw_first(self) -> Handoff | str:
@@ -429,8 +431,10 @@ class App:
         if done is None or done.done():
             return
         handlers = self._on_message
-        # per pane, the rows that came (None: maybe all); None: not only rows came
+        # per pane, the rows that came (None: maybe all); None: not only rows and
+        # state documents came
         changed: dict[str, list[int] | None] | None = {}
+        documents = False
         try:
             for line in lines:
                 if not line:
@@ -439,6 +443,8 @@ class App:
                 if msg is not None:
                     if changed is not None and isinstance(msg, Rows):
                         _note_rows(changed, msg, self.panes.get(msg.pane_id))
+                    elif type(msg) is State:
+                        documents = True
                     else:
                         changed = None
                     handlers[type(msg)](msg)
@@ -450,7 +456,7 @@ class App:
         except Exception as exc:  # a bug in here must still end the client cleanly
             self.finish("error", f"{type(exc).__name__}: {exc}")
             return
-        if changed and self._patch(changed):
+        if changed is not None and (changed or documents) and self._patch(changed):
             return
         self.draw()
 
@@ -652,7 +658,7 @@ class App:
             self.conn.send(
                 View(workspace_id=self.ws_id, tab_id=self.tab_id, focused=self.host_focused)
             )
-        area = pane_area(self.build_view())
+        area = pane_area(self._base().view)  # the chrome only: no pane rows needed
         size = (_cells(area.width), _cells(area.height))
         if size != self.sent_area:
             self.sent_area = size
@@ -679,11 +685,7 @@ class App:
         new rows (typing, output) rebuilds just the pane list — and is not copied:
         ``compose`` takes the panes beside the view.
         """
-        presentation = self._presentation()
-        cached = self._view_cache
-        if cached is None or cached[0] is not self.doc or cached[1] != presentation:
-            cached = self._view_cache = (self.doc, presentation, view_base(self.doc, presentation))
-        base = cached[2]
+        base = self._base()
         if not base.slots:
             return base.view, base.view.panes
         overlays: dict[str, Overlay] = {}
@@ -700,6 +702,19 @@ class App:
             rows = ms.paint(selected.rows, top, selected.size[0], sel)
             overlays[sel.pane_id] = (rows, selected.cursor)
         return base.view, pane_views(base, self.panes, overlays)
+
+    def _base(self) -> ViewBase:
+        """The view base of the current document and presentation (cached). A new
+        document that builds an equal base (a pane's revision moved, nothing shown
+        changed) keeps the old base object, so the frame built from it can be kept."""
+        presentation = self._presentation()
+        cached = self._view_cache
+        if cached is None or cached[0] is not self.doc or cached[1] != presentation:
+            base = view_base(self.doc, presentation)
+            if cached is not None and cached[2] == base:
+                base = cached[2]
+            cached = self._view_cache = (self.doc, presentation, base)
+        return cached[2]
 
     def _presentation(self) -> Presentation:
         copy = self.copy
@@ -816,23 +831,28 @@ class App:
         last = self._patchable
         if last is None or self._draw_pending or self.frame is not last[1]:
             return False
-        if last[0] != self._patch_key():
-            return False
+        key = last[0]
+        if key != (now := self._patch_key()):
+            # only the document changed, and it builds the view the frame was drawn from
+            if now is None or key[1:] != now[1:] or self._base() is not last[2]:
+                return False
+            key = now
+        panes = self.panes
+        changes: list[PaneChange] = []
+        for pane_id, ys in changed.items():
+            mirror = panes.get(pane_id)
+            if mirror is None:
+                return False  # its pane was closed by a document in the batch
+            changes.append((pane_id, mirror.rows, mirror.cursor, ys))
         try:
-            frame = last[1]
-            dirty: list[int] = []
-            panes = self.panes
-            for pane_id, ys in changed.items():
-                mirror = panes[pane_id]
-                done = patch(frame, pane_id, mirror.rows, mirror.cursor, ys)
-                if done is None:
-                    return False
-                frame = done[0]
-                dirty += done[1]
+            done = patch(last[1], changes)
+            if done is None:
+                return False
+            frame, dirty = done
             self._host_modes(self.focused_pane_id())
             data = render(self.frame, frame, rows=dirty)
             self.frame = frame
-            self._patchable = (last[0], frame)
+            self._patchable = (key, frame, last[2])
             if data:
                 self.write(data)
         except Exception as exc:  # a bug must end the client cleanly, terminal restored
@@ -870,7 +890,8 @@ class App:
             frame = toast_overlay(frame, self.toast)
         data = render(self.frame, frame, force=force)
         self.frame = frame
-        self._patchable = None if key is None else (key, frame)
+        base = self._view_cache[2] if self._view_cache is not None else None
+        self._patchable = None if key is None or base is None else (key, frame, base)
         if data:
             self.write(data)
 
@@ -961,8 +982,8 @@ class App:
     def _is_plain(self, byte: int) -> bool:
         """Ask a fresh parser and mode machine what ``byte`` alone does (bindings are
         fixed for the client's life, so the answer is cached)."""
-        if not 0x20 <= byte < 0x7F:
-            return False  # controls, ESC (sequences), DEL, UTF-8 pieces: the full path
+        if byte == 0x1B or byte >= 0x80:
+            return False  # ESC (sequences) and UTF-8 pieces: the full path
         from herdr.client import actions as a
         from herdr.client.input import InputParser
         from herdr.client.modes import KeyMachine

@@ -209,31 +209,22 @@ def _focused_record(doc: StateDoc, records: dict[str, Record], tab_id: str) -> R
 
 
 def view_base(doc: StateDoc | None, p: Presentation) -> ViewBase:
-    """Everything but the panes' rows and cursor."""
+    """Everything but the panes' rows and cursor (one constructor call: it runs for
+    every state document, ``dataclasses.replace`` costs as much as the rest)."""
     look = p.look
-    base = ViewState(
-        cols=p.cols,
-        rows=p.rows,
-        sidebar_visible=p.sidebar_visible,
-        sidebar_width=look.sidebar_width,
-        sidebar_collapsed_mode=look.sidebar_collapsed_mode,
-        tab_bar_position=look.tab_bar_position,
-        hide_tab_bar_when_single_tab=look.hide_tab_bar_when_single_tab,
-        status_indicators=look.status_indicators,
-        agent_panel_sort=look.agent_panel_sort,
-        mode=p.mode,
-        help_visible=p.mode == "help" and p.panel is None,
-        help=look.help,
-        help_offset=p.help_offset,
-        panel=p.panel,
-        message=p.message,
-        prompt=p.prompt,
-        copy_position=p.copy_position,
-        session=p.session,
-        machines=p.machines,
-    )
     if doc is None:
-        return ViewBase(replace(base, message=p.message or "connecting…"))
+        return ViewBase(
+            _view(
+                p,
+                workspaces=(),
+                tabs=(),
+                agents=(),
+                title="Agents",
+                focused=None,
+                zoomed=False,
+                width=look.sidebar_width,
+            )
+        )
     records = {r["pane_id"]: r for r in doc.panes}
     agent_panes: dict[str, int] = {}
     for r in records.values():
@@ -296,22 +287,67 @@ def view_base(doc: StateDoc | None, p: Presentation) -> ViewBase:
                     rec.get("agent_status") != "done",
                 )
             )
-    view = replace(
-        base,
+    view = _view(
+        p,
         workspaces=workspaces,
-        active_workspace_id=p.workspace_id,
         tabs=tabs,
-        active_tab_id=p.tab_id,
         agents=agents,
-        agent_panel_sort=sort,
-        agents_title=title,
+        title=title,
+        focused=focused,
+        zoomed=zoomed,
+        width=sidebar_width(look, [w.label for w in workspaces]),
+        sort=sort,
+        doc=True,
+    )
+    return ViewBase(view, tuple(slots), focused)
+
+
+def _view(
+    p: Presentation,
+    *,
+    workspaces: tuple[WorkspaceView, ...],
+    tabs: tuple[TabView, ...],
+    agents: tuple[AgentView, ...],
+    title: str,
+    focused: str | None,
+    zoomed: bool,
+    width: int,
+    sort: Literal["spaces", "priority", "view"] | None = None,
+    doc: bool = False,
+) -> ViewState:
+    """The :class:`ViewState` of ``p`` and a document's parts (none: not connected)."""
+    look = p.look
+    return ViewState(
+        cols=p.cols,
+        rows=p.rows,
+        workspaces=workspaces,
+        active_workspace_id=p.workspace_id if doc else None,
+        tabs=tabs,
+        active_tab_id=p.tab_id if doc else None,
+        agents=agents,
         panes=(),
         focused_pane_id=focused,
         zoomed=zoomed,
-        selected_workspace_id=p.selected_workspace_id if p.mode == "navigate" else None,
-        sidebar_width=sidebar_width(look, [w.label for w in workspaces]),
+        sidebar_visible=p.sidebar_visible,
+        sidebar_width=width,
+        sidebar_collapsed_mode=look.sidebar_collapsed_mode,
+        tab_bar_position=look.tab_bar_position,
+        hide_tab_bar_when_single_tab=look.hide_tab_bar_when_single_tab,
+        status_indicators=look.status_indicators,
+        agent_panel_sort=look.agent_panel_sort if sort is None else sort,
+        agents_title=title,
+        mode=p.mode,
+        selected_workspace_id=p.selected_workspace_id if doc and p.mode == "navigate" else None,
+        help_visible=p.mode == "help" and p.panel is None,
+        help=look.help,
+        help_offset=p.help_offset,
+        panel=p.panel,
+        message=p.message if doc else (p.message or "connecting…"),
+        prompt=p.prompt,
+        copy_position=p.copy_position,
+        session=p.session,
+        machines=p.machines,
     )
-    return ViewBase(view, tuple(slots), focused)
 
 
 def _agent_view(doc: StateDoc, p: Presentation) -> tuple[AgentView, ...]:

@@ -212,22 +212,22 @@ def compose(view: ViewState, panes: tuple[PaneView, ...] | None = None) -> Frame
     return Frame(cols, tuple(out), cursor, static.chrome.pane_area, regions)
 
 
-def patch(
-    frame: Frame,
-    pane_id: str,
-    rows: tuple[str, ...],
-    cursor: tuple[int, int] | None,
-    changed: Iterable[int] | None = None,
-) -> tuple[Frame, list[int]] | None:
-    """``frame`` with pane ``pane_id`` now showing ``rows`` (and ``cursor``, when it is
-    the focused pane), and the frame rows recomposed; ``None`` when only
-    :func:`compose` can tell.
+PaneChange: TypeAlias = tuple[str, tuple[str, ...], "tuple[int, int] | None", Iterable[int] | None]
+"""(pane id, its rows now, its cursor, the pane rows that may differ: ``None`` for any)."""
 
-    The typing fast path: ``frame`` must be the last one :func:`compose` (or this)
+
+def patch(frame: Frame, changes: Iterable[PaneChange]) -> tuple[Frame, list[int]] | None:
+    """``frame`` with each changed pane now showing its rows (and cursor, for the
+    focused pane), and the frame rows recomposed; ``None`` when only :func:`compose`
+    can tell.
+
+    The rows-only fast path: ``frame`` must be the last one :func:`compose` (or this)
     returned, with no overlay (anything else is refused), and the view it was composed
-    from otherwise unchanged — the caller's part. ``changed``: the pane rows that may
-    differ (every row that is not the same string object when ``None``). Only the frame
-    rows showing one are recomposed; the frame is what ``compose`` would return.
+    from otherwise unchanged — the caller's part. Each pane's rows that may differ are
+    given (every row that is not the same string object when ``None``); only the frame
+    rows showing one are recomposed, each once however many of its panes changed (16
+    streaming panes in a grid: a frame row shows four), and the frame is what
+    ``compose`` would return.
     """
     last = _last_static
     if not last:
@@ -236,37 +236,46 @@ def patch(
     memo = static.memo
     if not memo or memo[0][1] is not frame.rows:
         return None
-    index = static.index.get(pane_id)
-    if index is None:
-        return frame, []  # not on screen
-    if index < 0:
-        return None
     old_sources, old_out = memo[0]
-    before = old_sources[index]
-    height = len(rows)
-    if len(before) != height:
-        return None
-    sources = (*old_sources[:index], rows, *old_sources[index + 1 :])
-    rows_at = static.rows_at[index]
-    dirty: list[int] = []
-    out: list[str] | None = None
-    for row in range(height) if changed is None else changed:
-        ys = rows_at.get(row)
-        if ys is None or not 0 <= row < height or before[row] is rows[row]:
-            continue
-        if out is None:
-            out = list(old_out)
-        for y in ys:
-            out[y] = _row(static.plans[y], static.widths, sources)
-            dirty.append(y)
-    composed = old_out if out is None else tuple(out)
-    memo[:] = [(sources, composed)]
+    sources: list[tuple[str, ...]] | None = None
+    dirty: dict[int, None] = {}
     new_cursor = frame.cursor
-    if index == static.focused:
-        new_cursor = _pane_cursor(static, index, cursor)
-    if out is None and new_cursor == frame.cursor:
-        return frame, dirty
-    return Frame(frame.cols, composed, new_cursor, frame.pane_area, frame.regions), dirty
+    for pane_id, rows, cursor, changed in changes:
+        index = static.index.get(pane_id)
+        if index is None:
+            continue  # not on screen
+        if index < 0:
+            return None
+        before = old_sources[index]
+        height = len(rows)
+        if len(before) != height:
+            return None
+        if sources is None:
+            sources = list(old_sources)
+        sources[index] = rows
+        rows_at = static.rows_at[index]
+        for row in range(height) if changed is None else changed:
+            ys = rows_at.get(row)
+            if ys is None or not 0 <= row < height or before[row] is rows[row]:
+                continue
+            for y in ys:
+                dirty[y] = None
+        if index == static.focused:
+            new_cursor = _pane_cursor(static, index, cursor)
+    if sources is None:
+        return frame, []
+    new_sources = tuple(sources)
+    composed = old_out
+    if dirty:
+        out = list(old_out)
+        plans, widths = static.plans, static.widths
+        for y in dirty:
+            out[y] = _row(plans[y], widths, new_sources)
+        composed = tuple(out)
+    memo[:] = [(new_sources, composed)]
+    if not dirty and new_cursor == frame.cursor:
+        return frame, []
+    return Frame(frame.cols, composed, new_cursor, frame.pane_area, frame.regions), list(dirty)
 
 
 def _row(plan: tuple[_Plan, ...], widths: tuple[int, ...], sources: _Sources) -> str:
