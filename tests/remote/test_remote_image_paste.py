@@ -125,3 +125,28 @@ def test_ctrl_v_is_bound_on_remote_attaches_only(remote: bool, bound: bool) -> N
     assert not errors
     found: Any = bindings.direct_keys.get(KeySpec("v", CTRL))
     assert (found == a.Command("remote_image_paste")) is bound
+
+
+@pytest.mark.parametrize(
+    ("raw", "given"),
+    [
+        (b"\x16", "\x16"),  # legacy encoding
+        (b"\x1b[118;5u", "\x1b[118;5u"),  # the pane asked for the kitty keyboard protocol
+    ],
+)
+def test_no_image_gives_the_key_back_as_the_terminal_sent_it(raw: bytes, given: str) -> None:
+    from herdr.client.image_paste import given_back
+    from herdr.client.input import Key
+    from herdr.client.modes import KeyMachine
+
+    bindings, _ = load_bindings({}, remote=True)
+    machine = KeyMachine(bindings)
+    actions = machine.handle(Key("v", CTRL, raw))
+    assert a.Command("remote_image_paste") in actions
+    assert given_back(machine.key_raw) == given
+
+
+def test_no_key_recorded_gives_legacy_ctrl_v() -> None:
+    from herdr.client.image_paste import given_back
+
+    assert given_back(b"") == "\x16"

@@ -76,6 +76,10 @@ class KeyMachine:
         self.bindings = bindings or default_bindings()
         self._mode: Mode = "terminal"
         self._swallowed: set[str] = set()  # keys whose press we consumed (kitty releases)
+        # The bytes of the last key that ran a direct binding, as the host terminal sent
+        # them: a command that gives its key back to the program (ctrl+v with no image)
+        # sends these, so a pane under the kitty keyboard protocol gets its own encoding.
+        self.key_raw = b""
         self._prompt: Prompt | None = None
         self._prompt_back: Mode = "terminal"  # the mode enter/esc return to
         self.help_edit_keys: frozenset[str] = frozenset()  # the settings panel's own keys
@@ -229,6 +233,7 @@ class KeyMachine:
         bound = self.bindings.direct_keys.get(spec)
         if bound is not None:
             self._swallowed.add(event.key)
+            self.key_raw = event.raw
             return self._run(bound, after="terminal")
         return [SendBytes(event.raw)]
 
