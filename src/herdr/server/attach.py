@@ -324,6 +324,9 @@ class AttachRegistry:
         self._last_seq = -1
         self._next_id = 1
         self._last_state_build = 0.0
+        # a one-shot re-check of the state document after output (titles and cwds move
+        # without events): armed by the first output after a rebuild (see _on_output)
+        self._recheck: asyncio.TimerHandle | None = None
         self.ui = ClientUi()
         # (seq, workspace id, tab id) of the last focus change a script made (not an
         # attached client's own view switch): clients' views follow it
@@ -375,6 +378,9 @@ class AttachRegistry:
         if bus_seq != self._last_seq or now - self._last_state_build >= STATE_REFRESH_S:
             self._last_seq = bus_seq
             self._last_state_build = now
+            if self._recheck is not None:  # output from here on re-arms it
+                self._recheck.cancel()
+                self._recheck = None
             line = encode_line(State(state=self.state_doc()))
             if line != self._state_line:
                 self._state_line = line
@@ -419,11 +425,14 @@ class AttachRegistry:
     def _pane_record(self, loc: m.PaneLoc) -> dict[str, Any]:
         """PaneInfo plus, for agents, ``state_change_seq``: the client's jump to "the
         agent that needs you" can then tell which one changed last, also for changes
-        made before it attached. No ``scroll``: the client has it from ``rows`` and it
-        would make the document differ (and be re-sent whole) on every line of output."""
+        made before it attached. No ``scroll`` (the client has it from ``rows``) and no
+        ``revision`` (it moves on every output; a client that needs one asks ``pane.get``):
+        either would make the document differ, and be re-sent whole to be redrawn by every
+        client, at each periodic re-check while a pane prints (every second of typing)."""
         host = self.core.panes
         record = dict(host.pane_record(loc))
         record.pop("scroll", None)
+        record.pop("revision", None)
         if loc.pane.terminal_id in self.ui.right_click_pane:
             record["right_click"] = "pane"  # pane.input.set: right clicks go to the program
         if record.get("agent"):
@@ -534,7 +543,24 @@ class AttachRegistry:
         return partial(self._on_output, client, term)  # no closure frame per chunk
 
     def _on_output(self, client: AttachedClient, term: Terminal) -> None:
+        if self._recheck is None:
+            self._arm_recheck()
         if not self.push_output(client, term):
+            client.wake.set()
+
+    def _arm_recheck(self) -> None:
+        """Output may have moved a title or cwd, which no event announces: make sure the
+        document is re-checked :data:`STATE_REFRESH_S` after its last build even if the
+        pane then stays quiet (an echo pushed at once does not wake the stream loop)."""
+        delay = self._last_state_build + STATE_REFRESH_S - time.monotonic()
+        self._recheck = asyncio.get_running_loop().call_later(max(delay, 0.0), self._recheck_fired)
+
+    def _recheck_fired(self) -> None:
+        self._recheck = None
+        if time.monotonic() - self._last_state_build < STATE_REFRESH_S:
+            self._arm_recheck()  # fired a little early (the loop's clock granularity)
+            return
+        for client in self.clients.values():
             client.wake.set()
 
     def push_output(self, client: AttachedClient, term: Terminal) -> bool:
