@@ -13,6 +13,11 @@ run, from a PTY this script owns, it measures key -> echo for
 * ``ssh+tmux``: ``ssh -tt 127.0.0.1 tmux new-session /bin/sh`` — the peer a user would
   otherwise pick, through the same sshd (a multiplexer in the path at all: the floor
   for any remote attach that keeps sessions);
+* ``herdr-local``: plain ``herdr`` (a local server, no ssh) from the same outer PTY:
+  what the TUI and server cost without the remote path, so ``herdr - herdr-local``
+  is what the remote path adds, to set beside ``ssh``'s own cost;
+* ``herdr-aes`` (``--cipher``): ``Ciphers aes128-gcm@openssh.com`` instead of the
+  default chacha20-poly1305 (AES-NI makes it cheaper per packet);
 * ``herdr-C`` (``--compression``): ssh ``Compression yes`` (does compressing the attach
   stream help? On loopback it can only cost; measured so the default is a choice).
 
@@ -21,7 +26,7 @@ Each sample writes one letter to the outer PTY and waits for the chunk holding i
 <= 1.5x). ``--rtt-ms N`` sends every ssh connection (plain ssh's and herdr's alike)
 through ``delay_proxy.py``, which holds each chunk N/2 ms each way: a network round
 trip without touching the machine's loopback. Usage: ``python bench/remote_latency.py
-[--keys 200] [--rtt-ms 10] [--compression]``.
+[--keys 200] [--rtt-ms 10] [--compression] [--cipher]``.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import contextlib
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -38,7 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from keystroke_latency import Outer  # type: ignore[import-not-found]  # bench/ is on sys.path
+from keystroke_latency import LETTERS, Outer  # type: ignore[import-not-found]  # bench/
 from machine_latency import delayed_config  # type: ignore[import-not-found]  # bench/
 
 from herdr_testing.sshd import ssh_machine, sshd_missing_reason
@@ -50,12 +56,31 @@ def percentiles(samples: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), p99
 
 
+def latency(outer: Outer, keys: int) -> list[float]:
+    """Key -> the first chunk holding it. The line is cleared once per cycle of
+    LETTERS (not every 40 keys, as ``Outer.latency`` does), so the key just typed is
+    never on the line already: a late repaint of the line cannot pass for its echo."""
+    samples: list[float] = []
+    for i in range(keys):
+        if i and i % len(LETTERS) == 0:
+            os.write(outer.master, b"\x15")  # ctrl+u: clear the line
+            outer.drain(0.1)
+        ch = LETTERS[i % len(LETTERS) : i % len(LETTERS) + 1]
+        start = time.perf_counter()
+        os.write(outer.master, ch)
+        while ch not in (chunk := outer.read(5.0)):
+            if not chunk:
+                raise TimeoutError("no echo within 5 s")
+        samples.append((time.perf_counter() - start) * 1000)
+        outer.drain(0.02)
+    return samples
+
+
 def measure(outer: Outer, ready: bytes, keys: int) -> list[float]:
     outer.wait_for(ready, limit=120)
     outer.drain(0.5)
-    outer.latency(10)  # warm-up
-    samples: list[float] = outer.latency(keys)
-    return samples
+    latency(outer, 10)  # warm-up
+    return latency(outer, keys)
 
 
 def main() -> int:
@@ -65,6 +90,8 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=40)
     parser.add_argument("--rtt-ms", type=float, default=0.0, help="simulated round trip")
     parser.add_argument("--compression", action="store_true", help="also herdr-C")
+    parser.add_argument("--cipher", action="store_true", help="also herdr-aes (aes128-gcm)")
+    parser.add_argument("--no-local", action="store_true", help="skip herdr-local")
     args = parser.parse_args()
     reason = sshd_missing_reason()
     if reason is not None:
@@ -90,12 +117,18 @@ def main() -> int:
             cfg = ["-F", str(config), "-p", str(machine.port)]
             compressed = local / "ssh_config_compressed"
             compressed.write_text(f"Compression yes\nInclude {config}\n")
+            aes = local / "ssh_config_aes"
+            aes.write_text(f"Ciphers aes128-gcm@openssh.com\nInclude {config}\n")
             herdr = [sys.executable, "-m", "herdr", "--remote", machine.target]
             runs = {
                 "ssh": (["ssh", *cfg, "-tt", "127.0.0.1", "/bin/sh"], b"# ", {}),
                 "herdr": (herdr, b" p1 ", {}),
                 "herdr-proxy": (herdr, b" p1 ", {"HERDR_SSH_FORWARD": "0"}),
             }
+            if not args.no_local:
+                runs["herdr-local"] = ([sys.executable, "-m", "herdr"], b" p1 ", {})
+            if args.cipher:
+                runs["herdr-aes"] = (herdr, b" p1 ", {"HERDR_SSH_CONFIG": str(aes)})
             tmux_name = f"hrl{os.getpid()}"
             if shutil.which("tmux"):
                 tmux = ["tmux", "-L", tmux_name, "-f", "/dev/null", "new-session", "/bin/sh"]
@@ -114,6 +147,9 @@ def main() -> int:
                     outer.close()
                 time.sleep(0.2)
             machine.ssh(f"tmux -L {tmux_name} kill-server")
+            if "herdr-local" in runs:
+                stop = [sys.executable, "-m", "herdr", "server", "stop"]
+                subprocess.run(stop, env=env, capture_output=True, timeout=20, check=False)
     finally:
         shutil.rmtree(local, ignore_errors=True)
     rtt = f", simulated RTT {args.rtt_ms:g} ms" if args.rtt_ms else ""
@@ -124,6 +160,9 @@ def main() -> int:
     if "herdr" in results and "ssh" in results:
         ratio = statistics.median(results["herdr"]) / statistics.median(results["ssh"])
         print(f"herdr --remote / ssh p50 ratio: {ratio:.2f}x (target <= 1.5x)")
+    if "herdr-local" in results and "herdr" in results:
+        added = statistics.median(results["herdr"]) - statistics.median(results["herdr-local"])
+        print(f"remote path adds (herdr - herdr-local p50): {added:.2f} ms")
     if "ssh+tmux" in results and "ssh" in results:
         ratio = statistics.median(results["ssh+tmux"]) / statistics.median(results["ssh"])
         print(f"ssh+tmux / ssh p50 ratio: {ratio:.2f}x")

@@ -2,7 +2,7 @@
 
 With ``remote.manage_ssh_config`` (the default) herdr writes a temp ssh config that
 ``Include``s the user's (``$HERDR_SSH_CONFIG`` or ``~/.ssh/config``) and adds fallback
-``ServerAlive*`` options, and every ssh of the attach shares one per-attach
+``ServerAlive*`` and ``IPQoS`` options, and every ssh of the attach shares one per-attach
 ControlMaster in a private temp dir, stopped (``ssh -O exit``) when the attach ends;
 the TUI reaches the remote server through a stream-local forward on that master.
 With it off, every connection is a plain ``ssh`` with the user's config.
@@ -25,7 +25,11 @@ from herdr.remote.forward import enabled as forwarding_enabled
 from herdr.remote.ssh_stream import resolve
 from herdr.remote.target import Target
 
-SERVER_ALIVE = "Host *\n  ServerAliveInterval 15\n  ServerAliveCountMax 3\n"
+# The master is started by a tty-less call, so OpenSSH marks the whole connection with
+# its *bulk* class (upstream 8.x-9.x: cs1, which Wi-Fi queues as background; Debian:
+# throughput) although it carries the attach's keys and echo: one class for both,
+# upstream's interactive default (af21), unless the user's config sets IPQoS.
+SERVER_ALIVE = "Host *\n  ServerAliveInterval 15\n  ServerAliveCountMax 3\n  IPQoS af21\n"
 
 
 def managed_config(user_config: str | None) -> str:
