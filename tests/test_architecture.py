@@ -223,6 +223,10 @@ def test_tui_first_frame_path_imports_no_loop() -> None:
     assert "herdr.client.app" in loaded
     forbidden = frozenset({*FORBIDDEN_ON_CLI_PATH, "herdr.client.connection", "socket"})
     assert not sorted(m for m in loaded if _matches(m, forbidden))
+    # the client draws rectangles it is sent; the split trees (seven dataclasses built
+    # at import) are the server's
+    assert "herdr.runtime.rect" in loaded
+    assert "herdr.runtime.layout" not in loaded
 
 
 def _server_graph() -> dict[str, frozenset[str]]:

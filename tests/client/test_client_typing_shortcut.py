@@ -16,27 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from herdr.api.attach_messages import State, decode_state, encode_line
+from herdr.api.attach_messages import State, encode_line
 from herdr.client.app import App
 from herdr.client.connection import StreamProtocol
 from herdr.client.settings import UiSettings
+from herdr_testing.state_docs import one_pane_state
 
-DOC = decode_state(
-    {
-        "workspaces": [{"workspace_id": "w1", "label": "proj", "active_tab_id": "w1:t1"}],
-        "tabs": [{"tab_id": "w1:t1", "workspace_id": "w1", "label": "1"}],
-        "panes": [{"pane_id": "w1:p1", "workspace_id": "w1", "tab_id": "w1:t1", "cwd": "/a"}],
-        "layouts": {
-            "w1:t1": {
-                "zoomed": False,
-                "focused_pane_id": "w1:p1",
-                "panes": [["w1:p1", 0, 0, 60, 20]],
-            }
-        },
-        "focused": ["w1", "w1:t1", "w1:p1"],
-        "area": [60, 20],
-    }
-)
+DOC = one_pane_state("/a")
 
 READS: list[bytes] = [bytes([b]) for b in range(0x80)] + [
     b"ls -l\r",

@@ -26,7 +26,7 @@ from herdr.client.style import (
     status_style,
 )
 from herdr.client.view import Region, Target
-from herdr.runtime.layout import Rect
+from herdr.runtime.rect import Rect
 
 
 @dataclass(frozen=True, slots=True)

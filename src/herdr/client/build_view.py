@@ -30,7 +30,7 @@ from herdr.client.view import (
     WorkspaceView,
 )
 from herdr.runtime import agent_view
-from herdr.runtime.layout import Rect
+from herdr.runtime.rect import Rect
 from herdr.vocab import STATUS_WORDS
 
 TYPE_CHECKING = False

@@ -49,7 +49,7 @@ from herdr.client.view import (
     chrome,
     pane_area,
 )
-from herdr.runtime.layout import Rect
+from herdr.runtime.rect import Rect
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

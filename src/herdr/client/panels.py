@@ -9,7 +9,7 @@ from __future__ import annotations
 from herdr.client.ansi import RESET, color_sgr, fit, sgr, slice_ansi, text_width
 from herdr.client.style import BOLD, DIM, REVERSE, fit_segments
 from herdr.client.view import Panel
-from herdr.runtime.layout import Rect
+from herdr.runtime.rect import Rect
 
 __all__ = ["Panel", "overlay", "window"]
 

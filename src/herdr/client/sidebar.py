@@ -36,7 +36,7 @@ from herdr.client.view import (
     Target,
     WorkspaceView,
 )
-from herdr.runtime.layout import Rect
+from herdr.runtime.rect import Rect
 
 # ----------------------------------------------------------------------------- sidebar
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from herdr.runtime.layout import Rect
+from herdr.runtime.rect import Rect
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -27,6 +27,8 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Generic, Literal, TypeAlias, TypeVar
 
+from herdr.runtime.rect import Rect as Rect  # noqa: PLC0414 (explicit re-export: callers say L.Rect)
+
 K = TypeVar("K", bound=Hashable)
 K2 = TypeVar("K2", bound=Hashable)
 
@@ -233,36 +235,6 @@ def resize(node: Node[K], key: K, direction: Direction, amount: float) -> Node[K
 
 
 # --------------------------------------------------------------------------- geometry
-
-
-@dataclass(frozen=True, slots=True)
-class Rect:
-    """A cell rectangle; `right`/`bottom` are exclusive."""
-
-    x: int
-    y: int
-    width: int
-    height: int
-
-    @property
-    def right(self) -> int:
-        return self.x + self.width
-
-    @property
-    def bottom(self) -> int:
-        return self.y + self.height
-
-    @property
-    def area(self) -> int:
-        return self.width * self.height
-
-    def contains(self, x: int, y: int) -> bool:
-        """True when cell (x, y) lies inside."""
-        return self.x <= x < self.right and self.y <= y < self.bottom
-
-    def to_dict(self) -> dict[str, int]:
-        """The PaneLayoutRect record."""
-        return {"x": self.x, "y": self.y, "width": self.width, "height": self.height}
 
 
 @dataclass(frozen=True, slots=True)
