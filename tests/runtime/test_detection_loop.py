@@ -568,15 +568,16 @@ def test_wake_on_output_is_coalesced_and_rate_limited() -> None:
     ("agent", "now", "deadline"),
     [
         pytest.param(Agent.CODEX, 1010, 1050, id="agent-50ms-gap"),
-        pytest.param(None, 1010, 1100, id="no-agent-100ms-gap"),
+        pytest.param(None, 1010, 1250, id="no-agent-250ms-gap"),
+        pytest.param(None, 1200, 1250, id="no-agent-gap-not-yet-over"),
         pytest.param(Agent.CODEX, 1100, 1115, id="agent-quiet-coalesce"),
-        pytest.param(None, 1100, 1115, id="no-agent-quiet-coalesce"),
+        pytest.param(None, 1250, 1265, id="no-agent-quiet-coalesce"),
     ],
 )
 def test_output_ticks_of_a_pane_without_agent_are_spaced_wider(
     agent: Agent | None, now: int, deadline: int
 ) -> None:
-    """No agent: nothing to read, only the group to watch (§8.1 cadence 500 ms)."""
+    """No agent: nothing to read, only the group to watch (§8.1 cadence 500 ms; ours 250)."""
     state = identified(Agent.CODEX, Published("idle"), last_tick_at=1000)
     state = replace(state, presence=Presence(agent))
     assert dl.wake_on_output(state, None, now) == deadline
