@@ -248,13 +248,39 @@ def test_a_planted_forward_socket_is_refused_not_followed(
     assert os.path.lexists(path)  # left as it was: never followed, never removed
 
 
+def _socket_inodes(pid: int) -> set[str]:
+    inodes = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        with contextlib.suppress(OSError):
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            if link.startswith("socket:["):
+                inodes.add(link[len("socket:[") : -1])
+    return inodes
+
+
+def master_serves(master: int, client: int) -> bool:
+    """Whether ``master`` holds an accepted connection whose peer is ``client``'s socket.
+
+    Counting the master's fds is not enough: the mux sessions of the ``pane list`` and
+    ``-O check`` just before close a little later (later still on a loaded machine)."""
+    assert shutil.which("ss"), "ss (iproute2) is installed by .ci/run"
+    peers = _socket_inodes(client)
+    listing = subprocess.run(
+        ["ss", "-xpnH"], capture_output=True, text=True, timeout=30, check=False
+    ).stdout
+    for line in listing.splitlines():
+        fields = line.split()  # kind state recv-q send-q local inode peer peer-inode users
+        if len(fields) >= 9 and f"pid={master}," in fields[8] and fields[7] in peers:
+            return True
+    return False
+
+
 def test_killing_the_master_mid_wait_gives_one_error_then_reconnects(
     herdr_env: HerdrEnv, remote: SshMachine, short: Path
 ) -> None:
     local = local_env(herdr_env, remote, short / "ctl")
     pane = ok(local, "--machine", remote.target, "pane", "list")["result"]["panes"][0]["pane_id"]
     master = master_pid(local, remote)
-    idle_fds = len(os.listdir(f"/proc/{master}/fd"))
     waiter = subprocess.Popen(
         [
             *HERDR,
@@ -273,7 +299,7 @@ def test_killing_the_master_mid_wait_gives_one_error_then_reconnects(
     try:
         # the wait is held through the forward: the master holds its connection
         wait_until(
-            lambda: len(os.listdir(f"/proc/{master}/fd")) > idle_fds,
+            lambda: master_serves(master, waiter.pid),
             timeout=20,
             message="the wait never reached the master",
         )

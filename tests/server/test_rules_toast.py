@@ -70,6 +70,9 @@ def server(herdr_env: HerdrEnv) -> ServerHandle:
     herdr_env.env["HERDR_AGENT_MANIFEST_WATCH_S"] = "0"  # only explicit reloads here
     handle = ServerHandle(herdr_env, herdr_env.start_server())
     ok(handle.request("workspace.create", {"cwd": "/tmp", "focus": True}))
+    # the rules it started with are built (in the background at start): a file written
+    # before that build read it would be part of them, and its reload would change nothing
+    ok(handle.request("server.agent_manifests", {}))
     return handle
 
 

@@ -445,9 +445,10 @@ def manifest_infos(rt: AgentRuntime) -> tuple[list[dict[str, Any]], dict[str, An
     return infos, overall
 
 
-def server_agent_manifests(call: Call) -> Result:
+async def server_agent_manifests(call: Call) -> Result:
     rt = _rt(call)
-    infos, overall = manifest_infos(rt)
+    # off the loop: the first call may build every manifest (50-150 ms) and reads a file
+    infos, overall = await asyncio.to_thread(manifest_infos, rt)
     return {
         "type": "agent_manifest_status",
         **overall,
@@ -462,7 +463,7 @@ def server_agent_manifests(call: Call) -> Result:
 async def server_reload_agent_manifests(call: Call) -> Result:
     rt = _rt(call)
     changes, restarted = await manifest_notice.for_server(call.server).reload("reload requested")
-    infos, _overall = manifest_infos(rt)
+    infos, _overall = await asyncio.to_thread(manifest_infos, rt)
     session = call.server.panes.session
     pane_ids = [loc.pane_id for loc in session.iter_panes() if loc.pane.terminal_id in restarted]
     return {
