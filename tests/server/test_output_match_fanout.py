@@ -5,8 +5,8 @@ source, lines, matcher and format, and the pushed line is encoded once; these te
 that this sharing never changes what any one subscriber sees (its own matches, in
 order, once each, with the event's seq) and that it really is shared.
 
-No PTYs here: a terminal's emulator is fed directly and the host's output event is
-published the way the PTY read callback publishes it.
+No PTYs here: a terminal's emulator is fed directly and each chunk gets the check event
+the host publishes (when it does so is ``output_pacing``'s, tested on its own).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import pytest
 
 from herdr.config.server_settings import ServerSettings
 from herdr.runtime import model as m
-from herdr.runtime.events import EventBus, Subscriber
+from herdr.runtime.events import OUTPUT_CHECK_KIND, EventBus, Subscriber
 from herdr.server import methods_events
 from herdr.server.core import encode
 from herdr.server.info import ServerInfo
@@ -74,14 +74,11 @@ class Rig:
         return sub
 
     def output(self, text: str, pane: int = 0) -> None:
-        """What ``PaneHost._on_data`` does for one PTY chunk."""
+        """One PTY chunk, then the check ``PaneHost`` runs for it (paced in the server)."""
         loc = self.panes[pane]
         term = self.terms[loc.pane_id]
         term.emulator.feed(text.replace("\n", "\r\n").encode())
-        self.bus.publish(
-            "pane_output_changed",
-            {"pane_id": loc.pane_id, "workspace_id": loc.workspace_id, "revision": term.revision},
-        )
+        self.bus.publish(OUTPUT_CHECK_KIND, {"pane_id": loc.pane_id, "revision": term.revision})
 
 
 def events(rig: Rig, sub: Subscriber) -> list[dict[str, Any]]:

@@ -34,7 +34,10 @@ DEFAULT_QUEUE_BYTES = 4 * 1024 * 1024
 
 # High-rate kinds that are delivered live but never kept in the replay log, so output
 # bursts cannot push lifecycle history out of it.
-VOLATILE_KINDS = frozenset({"pane_output_changed", protocol.PANE_SCROLL_CHANGED})
+# Internal, never subscribable by name: a pane's output is due another search for its
+# pane.output_matched filters (published at a paced rate, see server.output_pacing).
+OUTPUT_CHECK_KIND = "pane_output_check"
+VOLATILE_KINDS = frozenset({"pane_output_changed", protocol.PANE_SCROLL_CHANGED, OUTPUT_CHECK_KIND})
 
 # What a subscriber with pane-scoped filters also hears: the end and moves of panes.
 _PANE_TRACKING = frozenset({"pane_closed", "pane_moved"})

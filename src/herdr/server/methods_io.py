@@ -2,7 +2,8 @@
 
 ``pane.wait_for_output`` checks the text that is already there first, then sleeps
 until the pane produces output (no polling loop) and re-checks at most every
-``RECHECK_S``, so a chatty pane cannot turn a wait into a busy loop. A client regex is
+``RECHECK_S`` (longer after a costly search), so a chatty pane cannot turn a wait into a
+busy loop. A client regex is
 searched with time limits (:mod:`herdr.runtime.line_match`): one that runs out fails
 its wait with ``regex_timeout`` and ends its ``pane.output_matched`` item, so no
 client ever waits on another's pattern for long.
@@ -18,10 +19,11 @@ from typing import Any
 
 from herdr.api import protocol
 from herdr.runtime import model as m
-from herdr.runtime.events import Event, Filter, FilterEnded
+from herdr.runtime.events import OUTPUT_CHECK_KIND, Event, Filter, FilterEnded
 from herdr.runtime.line_match import InvalidPattern, LineMatcher, MatchTimeout
 from herdr.server.core import ApiError, Result
 from herdr.server.keys import encode_keys, paste
+from herdr.server.output_pacing import COST_FACTOR
 from herdr.server.panes import PaneHost, Terminal
 from herdr.server.wiring import Call
 from herdr.terminal import views
@@ -282,6 +284,7 @@ async def _wait_for_output(
     conn = call.conn
     conn.add_close_callback(wake.set)
     conn.watch_eof()
+    pause = RECHECK_S
     try:
         while True:
             remaining = None if deadline is None else deadline - time.monotonic()
@@ -295,9 +298,12 @@ async def _wait_for_output(
                 continue
             if conn.closed:
                 return None
-            await asyncio.sleep(RECHECK_S)  # coalesce a burst of output into one check
+            await asyncio.sleep(pause)  # coalesce a burst of output into one check
             wake.clear()
+            started = time.monotonic()
             line = None if term.emulator.closed else find_match(term, source, lines, matcher)
+            # a costly search (thousands of lines) waits longer: a fifth of a core at most
+            pause = max(RECHECK_S, COST_FACTOR * (time.monotonic() - started))
             current = host.session.find_terminal(term.terminal_id)
             if line is not None:
                 return _matched(current or loc, term, p, line)
@@ -345,7 +351,8 @@ class _Check:
 
 
 class OutputMatchFilter(Filter):
-    """``pane.output_matched``: re-check on each output change, push a newly matched line.
+    """``pane.output_matched``: re-check on output (paced, :mod:`herdr.server.output_pacing`),
+    push a newly matched line.
 
     Each subscriber keeps its own last pushed line; the work behind a check is shared by
     every subscriber that sees the same output change, through the event's memo: the
@@ -353,7 +360,7 @@ class OutputMatchFilter(Filter):
     and the pushed payload, which is one object so the bus encodes its line once.
     """
 
-    kinds = frozenset({"pane_output_changed"})
+    kinds = frozenset({OUTPUT_CHECK_KIND})
 
     def __init__(self, item: Mapping[str, Any], host: PaneHost) -> None:
         super().__init__(item)

@@ -16,6 +16,7 @@ from typing import Any
 
 from herdr.config.safe_paths import UnsafePathError
 from herdr.runtime import model as m
+from herdr.runtime.events import OUTPUT_CHECK_KIND
 from herdr.runtime.links import editor_argv, url_at_cell
 from herdr.server.core import ApiError, Result
 from herdr.server.link_opener import open_link
@@ -83,6 +84,8 @@ def _notify_output(host: PaneHost, term: Terminal, loc: m.PaneLoc) -> None:
     """What new output would trigger: attach row pushes, waits, the output event."""
     for callback in list(term.on_output):
         callback()
+    if host.bus.wants(OUTPUT_CHECK_KIND):
+        host.check_output_soon(term)
     if host.bus.wants("pane_output_changed"):
         host.emit(
             "pane_output_changed",

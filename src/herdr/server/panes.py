@@ -14,6 +14,7 @@ import logging
 import os
 import secrets
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import partial
 from pathlib import Path
@@ -23,9 +24,10 @@ from herdr import __version__
 from herdr.config.server_settings import ServerSettings, shell_argv
 from herdr.runtime import model as m
 from herdr.runtime.cwd import working_dir
-from herdr.runtime.events import EventBus
+from herdr.runtime.events import OUTPUT_CHECK_KIND, EventBus
 from herdr.runtime.layout import Rect
 from herdr.runtime.terminal_title import strip_title
+from herdr.server import output_pacing
 from herdr.server.agents import AgentRuntime
 from herdr.server.bin_dir import ensure_shim_dir, with_bin_dir
 from herdr.server.info import ServerInfo
@@ -322,6 +324,8 @@ class PaneHost:
         for callback in term.on_output:
             callback()
         bus = self.bus
+        if bus.wants(OUTPUT_CHECK_KIND):
+            self.check_output_soon(term)
         if bus.wants("pane_output_changed"):
             loc = self.session.find_terminal(term.terminal_id)
             if loc is not None:
@@ -333,6 +337,24 @@ class PaneHost:
                         "revision": term.revision,
                     },
                 )
+
+    def check_output_soon(self, term: Terminal) -> None:
+        """New output for ``pane.output_matched``: checked now, or once after the gap."""
+        wait = output_pacing.on_output(term.output_pace, time.monotonic())
+        if wait == 0.0:
+            self._check_output(term)
+        elif wait is not None:
+            asyncio.get_running_loop().call_later(wait, self._check_output, term)
+
+    def _check_output(self, term: Terminal) -> None:
+        started = time.monotonic()
+        try:
+            loc = self.session.find_terminal(term.terminal_id)
+            if loc is not None and not term.closing and self.bus.wants(OUTPUT_CHECK_KIND):
+                data = {"pane_id": loc.pane_id, "revision": term.revision}
+                self.bus.publish(OUTPUT_CHECK_KIND, data)
+        finally:
+            output_pacing.checked(term.output_pace, started, time.monotonic())
 
     def _on_exit(self, term: Terminal, status: ExitStatus) -> None:
         term.exit_status = status

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from herdr.server.output_pacing import Pace
 from herdr.terminal.emulator import Emulator
 from herdr.terminal.pty import AsyncPty, ExitStatus, PtyClosed
 
@@ -27,6 +28,8 @@ class Terminal:
     restore_error: str | None = None
     # called after each chunk of output, at exit and at stop (waits, attach row pushes)
     on_output: set[Callable[[], None]] = field(default_factory=set)
+    # when pane.output_matched subscribers search this output next (output_pacing)
+    output_pace: Pace = field(default_factory=Pace)
 
     @property
     def revision(self) -> int:
