@@ -410,6 +410,8 @@ def main() -> int:
         "PS1": "$ ",
         "ENV": "",
     }
+    if "PYTHONPATH" in os.environ:  # an A/B run of another checkout's src
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     tmux_name = f"hk{os.getpid()}"
     floor_sock = str(root / "floor.sock")
     runs = {

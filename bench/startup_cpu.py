@@ -69,6 +69,8 @@ def _environment(root: Path) -> dict[str, str]:
         "PS1": "$ ",
         "ENV": "",
     }
+    if "PYTHONPATH" in os.environ:  # an A/B run of another checkout's src
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     (root / "h").mkdir(parents=True, exist_ok=True)
     return env
 
