@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 import typing
 from typing import Any, NamedTuple
 
+import msgspec
 import pytest
 
 from herdr import vocab
@@ -90,7 +90,7 @@ def test_sidebar_tabs_and_agents_of_the_shown_workspace() -> None:
 
 
 def replace_p(**changes: Any) -> Presentation:
-    return dataclasses.replace(HERE, **changes)
+    return msgspec.structs.replace(HERE, **changes)
 
 
 class TitleCase(NamedTuple):

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
-
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -68,7 +67,7 @@ def build(
         "focused_pane_id": "w1:p2",
     }
     defaults.update(overrides)
-    return dataclasses.replace(base, **defaults)  # type: ignore[arg-type]
+    return msgspec.structs.replace(base, **defaults)
 
 
 def plain(frame: Frame) -> list[str]:
@@ -134,10 +133,10 @@ def test_any_size_and_settings_stay_exact(
 def test_stale_rects_from_a_bigger_layout_are_clipped() -> None:
     view = build(100, 24)
     big = tuple(
-        dataclasses.replace(p, rect=L.Rect(p.rect.x * 2, p.rect.y, p.rect.width * 3, 99))
+        msgspec.structs.replace(p, rect=L.Rect(p.rect.x * 2, p.rect.y, p.rect.width * 3, 99))
         for p in view.panes
     )
-    frame = compose(dataclasses.replace(view, panes=big))
+    frame = compose(msgspec.structs.replace(view, panes=big))
     assert_exact(frame, 100, 24)
 
 
@@ -145,13 +144,13 @@ def test_pane_area_leaves_room_for_sidebar_tab_bar_and_title_row() -> None:
     view = build(100, 24)
     area = pane_area(view)
     assert area == L.Rect(26, 2, 74, 22)
-    collapsed = pane_area(dataclasses.replace(view, sidebar_visible=False))
+    collapsed = pane_area(msgspec.structs.replace(view, sidebar_visible=False))
     assert collapsed.x == 3
     hidden = pane_area(
-        dataclasses.replace(view, sidebar_visible=False, sidebar_collapsed_mode="hidden")
+        msgspec.structs.replace(view, sidebar_visible=False, sidebar_collapsed_mode="hidden")
     )
     assert hidden.x == 0
-    bottom = pane_area(dataclasses.replace(view, tab_bar_position="bottom"))
+    bottom = pane_area(msgspec.structs.replace(view, tab_bar_position="bottom"))
     assert (bottom.y, bottom.height) == (1, 22)
 
 
@@ -266,7 +265,7 @@ def test_cursor_maps_to_frame_cells_and_hides_under_help() -> None:
     area = pane_area(view)
     assert frame.cursor == (area.x + p2.rect.x + 1, area.y + p2.rect.y + 1)
     with_help = compose(
-        dataclasses.replace(view, help_visible=True, help=help_entries(default_bindings()))
+        msgspec.structs.replace(view, help_visible=True, help=help_entries(default_bindings()))
     )
     assert with_help.cursor is None
     assert any("split right" in line for line in plain(with_help))

@@ -3,8 +3,7 @@ snapshot, prefix+m's cycle order, and how a section is drawn."""
 
 from __future__ import annotations
 
-import dataclasses
-
+import msgspec
 import pytest
 
 from herdr.client.ansi import ansi_width, strip_ansi
@@ -108,7 +107,7 @@ def test_drive_runs_each_stop_until_one_exits() -> None:
 
 
 def _view(machines: tuple[MachineSection, ...], rows: int = 24) -> ViewState:
-    return dataclasses.replace(
+    return msgspec.structs.replace(
         ViewState(100, rows),
         workspaces=(WorkspaceView("w1", "api", "idle", 1),),
         active_workspace_id="w1",

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import re
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -41,7 +41,7 @@ def rows_written(data: bytes) -> list[int]:
 def test_identical_frames_emit_nothing() -> None:
     f = frame(["abc", "def"], cursor=(1, 1))
     assert render(f, f) == b""
-    assert render(f, dataclasses.replace(f, rows=tuple(f.rows))) == b""
+    assert render(f, msgspec.structs.replace(f, rows=tuple(f.rows))) == b""
 
 
 def test_only_changed_rows_are_written_inside_sync() -> None:
@@ -64,11 +64,11 @@ def test_resize_and_first_frame_redraw_everything() -> None:
 
 def test_cursor_only_change_moves_the_cursor() -> None:
     old = frame(["abc", "def"], cursor=(0, 0))
-    new = dataclasses.replace(old, cursor=(2, 1))
+    new = msgspec.structs.replace(old, cursor=(2, 1))
     out = render(old, new)
     assert rows_written(out) == []
     assert b"\x1b[2;3H\x1b[?25h" in out
-    hidden = render(new, dataclasses.replace(new, cursor=None))
+    hidden = render(new, msgspec.structs.replace(new, cursor=None))
     assert b"\x1b[?25l" in hidden and b"\x1b[?25h" not in hidden
 
 
@@ -110,7 +110,7 @@ def test_emulator_shows_exactly_the_composed_frame_after_diffs() -> None:
             )
             for pid, rect in geo.panes.items()
         )
-        return dataclasses.replace(base, panes=panes, focused_pane_id="b")
+        return msgspec.structs.replace(base, panes=panes, focused_pane_id="b")
 
     frames = [compose(view(step)) for step in range(4)]
     writes = [render(None, frames[0])]

@@ -20,9 +20,10 @@ import os
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, cast
+
+from msgspec.structs import replace
 
 from herdr import __version__
 from herdr.api.attach_messages import (

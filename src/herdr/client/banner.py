@@ -7,7 +7,7 @@ cannot tell what is wrong. The banner wraps every line and names the fix (``pref
 
 from __future__ import annotations
 
-import dataclasses
+from msgspec.structs import replace
 
 from herdr.client.ansi import RESET, fit, sanitize, sgr, text_width
 from herdr.client.view import Frame
@@ -71,4 +71,4 @@ def overlay_banner(frame: Frame, lines: tuple[str, ...]) -> Frame:
     cursor = frame.cursor
     if cursor is not None and cursor[1] >= start:
         cursor = None
-    return dataclasses.replace(frame, rows=tuple(out), cursor=cursor)
+    return replace(frame, rows=tuple(out), cursor=cursor)

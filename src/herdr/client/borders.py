@@ -9,9 +9,10 @@ layout/focus/title change, never per output frame.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TypeAlias
+
+from msgspec import Struct
 
 from herdr.client.ansi import RESET, color_sgr, sanitize, sgr
 from herdr.client.style import (
@@ -29,8 +30,7 @@ from herdr.client.view import Region, Target
 from herdr.runtime.rect import Rect
 
 
-@dataclass(frozen=True, slots=True)
-class PaneKey:
+class PaneKey(Struct, frozen=True):
     pane_id: str
     rect: Rect
     title: str
@@ -39,8 +39,7 @@ class PaneKey:
     seen: bool
 
 
-@dataclass(frozen=True, slots=True)
-class MainKey:
+class MainKey(Struct, frozen=True):
     width: int
     height: int  # main rows: header (if any) + pane area
     header: bool

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from typing import Any, Literal
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from herdr.api.attach_messages import Record, SplitHandle, StateDoc, TabLayout
 from herdr.client.ansi import text_width
@@ -41,8 +43,7 @@ if TYPE_CHECKING:
 _STATUSES = frozenset(STATUS_WORDS)
 
 
-@dataclass(frozen=True, slots=True)
-class Look:
+class Look(Struct, frozen=True):
     """The ``[ui]`` settings a frame shows, and the help text (fixed until a reload)."""
 
     sidebar_width: int = 26
@@ -56,8 +57,7 @@ class Look:
     help: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Presentation:
+class Presentation(Struct, frozen=True):
     """The client's own choices a frame depends on (besides the state and the rows)."""
 
     cols: int
@@ -77,8 +77,7 @@ class Presentation:
     machines: tuple[MachineSection, ...] = ()  # other machines' sidebar sections
 
 
-@dataclass(frozen=True, slots=True)
-class Slot:
+class Slot(Struct, frozen=True):
     """A visible pane without its contents."""
 
     pane_id: str
@@ -89,8 +88,7 @@ class Slot:
     seen: bool
 
 
-@dataclass(frozen=True, slots=True)
-class ViewBase:
+class ViewBase(Struct, frozen=True):
     """The view without pane contents, the visible panes' slots and the focused pane."""
 
     view: ViewState

@@ -7,13 +7,12 @@ the focused pane, and its size and scroll position (for copy mode).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from herdr.api.attach_messages import Rows
 
 
-@dataclass(frozen=True, slots=True)
-class PaneMirror:
+class PaneMirror(Struct, frozen=True):
     """One pane as the attach stream last described it."""
 
     rows: tuple[str, ...] = ()  # styled ANSI rows, top to bottom

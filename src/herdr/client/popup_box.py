@@ -10,15 +10,15 @@ repaints exactly the cells the box covered.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from msgspec import Struct
+from msgspec.structs import replace
 
 from herdr.client.ansi import RESET, color_sgr, sanitize, sgr, slice_ansi, text_width, truncate
 from herdr.client.mirror import PaneMirror
 from herdr.client.view import Frame
 
 
-@dataclass(frozen=True, slots=True)
-class PopupShown:
+class PopupShown(Struct, frozen=True):
     """What the client knows of the open popup."""
 
     popup_id: str

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from herdr.client.compose import Frame
 
@@ -162,8 +163,7 @@ def keyboard_mirror(before: tuple[int, int], after: tuple[int, int]) -> bytes:
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class HostModes:
+class HostModes(Struct, frozen=True):
     """Which host terminal modes the client turns on while attached."""
 
     alt_screen: bool = True
@@ -173,7 +173,10 @@ class HostModes:
     kitty_flags: int = 0  # 0: keep legacy keys (raw bytes then suit legacy panes)
 
 
-def setup_sequence(modes: HostModes = HostModes()) -> bytes:
+DEFAULT_MODES = HostModes()
+
+
+def setup_sequence(modes: HostModes = DEFAULT_MODES) -> bytes:
     """Everything to write on attach (after raw mode is set)."""
     out = [ALT_SCREEN_ON] if modes.alt_screen else []
     out += [HIDE_CURSOR, SGR_RESET, CLEAR_SCREEN]

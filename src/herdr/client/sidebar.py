@@ -10,9 +10,10 @@ entry always kept in view. Both parts are cached on the state they show.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TypeAlias
+
+from msgspec import Struct
 
 from herdr.client.ansi import RESET, color_sgr, sanitize, sgr, text_width, truncate
 from herdr.client.style import (
@@ -44,8 +45,7 @@ from herdr.runtime.rect import Rect
 _Line: TypeAlias = tuple[str, Target | None, tuple[str, bool] | None]
 
 
-@dataclass(frozen=True, slots=True)
-class SidebarKey:
+class SidebarKey(Struct, frozen=True):
     mode: SidebarMode
     width: int
     height: int
@@ -290,8 +290,7 @@ def _agent_line(
 # ----------------------------------------------------------------------------- tab bar
 
 
-@dataclass(frozen=True, slots=True)
-class TabBarKey:
+class TabBarKey(Struct, frozen=True):
     width: int
     tabs: tuple[TabView, ...]
     active_tab_id: str | None

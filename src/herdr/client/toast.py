@@ -7,7 +7,8 @@ it as a :class:`Toast` until it expires and lays it over every frame it draws wi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from msgspec import Struct
+from msgspec.structs import replace
 
 from herdr.client.ansi import RESET, color_sgr, sgr, slice_ansi, text_width
 from herdr.client.style import BOLD, fit_segments
@@ -23,8 +24,7 @@ MAX_WIDTH = 48
 MIN_WIDTH = 12
 
 
-@dataclass(frozen=True, slots=True)
-class Toast:
+class Toast(Struct, frozen=True):
     """A toast to draw: one title line and an optional body line."""
 
     title: str

@@ -9,8 +9,9 @@ reports to the server.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from herdr.runtime.rect import Rect
 
@@ -24,8 +25,7 @@ SidebarMode = Literal["expanded", "compact", "hidden"]
 # ----------------------------------------------------------------------------- state
 
 
-@dataclass(frozen=True, slots=True)
-class WorkspaceView:
+class WorkspaceView(Struct, frozen=True):
     """One sidebar entry; ``agent_status`` is the workspace rollup (spec §1.4)."""
 
     workspace_id: str
@@ -35,8 +35,7 @@ class WorkspaceView:
     seen: bool = True  # False while a blocked/done mark in it was not looked at
 
 
-@dataclass(frozen=True, slots=True)
-class TabView:
+class TabView(Struct, frozen=True):
     """A tab of the active workspace, with its rolled-up state."""
 
     tab_id: str
@@ -45,8 +44,7 @@ class TabView:
     seen: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class AgentView:
+class AgentView(Struct, frozen=True):
     """An agent pane of the active workspace (any tab) for the sidebar's agent list."""
 
     pane_id: str
@@ -57,8 +55,7 @@ class AgentView:
     seen: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class PaneView:
+class PaneView(Struct, frozen=True):
     """A visible pane of the active tab: where it goes and what it shows."""
 
     pane_id: str
@@ -71,8 +68,7 @@ class PaneView:
     cursor: tuple[int, int] | None = None  # (x, y) inside the pane; None = hidden
 
 
-@dataclass(frozen=True, slots=True)
-class MachineSection:
+class MachineSection(Struct, frozen=True):
     """Another machine's workspaces in the sidebar; ``note`` says why there are none
     (unreachable, no server), "" when they were read."""
 
@@ -81,8 +77,7 @@ class MachineSection:
     note: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Panel:
+class Panel(Struct, frozen=True):
     """A modal list (:mod:`herdr.client.panels` draws it)."""
 
     title: str
@@ -92,8 +87,7 @@ class Panel:
     empty: str = "nothing here"
 
 
-@dataclass(frozen=True, slots=True)
-class ViewState:
+class ViewState(Struct, frozen=True):
     """Everything a frame depends on; cheap to build, hashable piece by piece."""
 
     cols: int
@@ -135,16 +129,14 @@ TargetKind = Literal[
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(Struct, frozen=True):
     """What a mouse click at some cell means (``id`` = workspace/tab/pane id)."""
 
     kind: TargetKind
     id: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Region:
+class Region(Struct, frozen=True):
     rect: Rect
     target: Target
 
@@ -152,8 +144,7 @@ class Region:
 _NO_AREA = Rect(0, 0, 0, 0)
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
+class Frame(Struct, frozen=True):
     """``rows`` ANSI strings, each exactly ``cols`` cells; cursor in frame cells."""
 
     cols: int
@@ -175,8 +166,7 @@ class Frame:
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class Chrome:
+class Chrome(Struct, frozen=True):
     """Where the fixed parts go for a terminal size and the UI settings."""
 
     sidebar_mode: SidebarMode
