@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from dataclasses import replace
 
 import orjson
 import pytest
@@ -21,6 +20,7 @@ from herdr.persist.snapshot import (
 )
 from herdr.runtime.agent_state import AgentSession, SessionRef
 from herdr.runtime.layout import Leaf, Split
+from herdr_testing.records import replace
 
 Doc = dict[str, object]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from herdr.runtime.detection_loop import (
     TickDecision,
     TickInput,
 )
+from herdr_testing.records import replace
 
 VECTORS = json.loads((Path(__file__).parent / "data" / "debounce_vectors.json").read_text())[
     "vectors"

@@ -5,7 +5,6 @@ protocol-22 schema (the fields are additive) and against our own.
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from herdr.persist.resume import resume_argv
 from herdr.runtime.agent_state import AgentSession, SessionRef
 from herdr_testing import HerdrEnv, ServerHandle, tools_path, wait_until
 from herdr_testing.fake_env import new_workspace, ok
+from herdr_testing.records import replace
 from herdr_testing.schema22 import assert_valid_result
 
 OURS = Compiler(build_schema()["schemas"]["success_response"]["$defs"])
@@ -106,14 +106,14 @@ def _save_claude_session(h: HerdrEnv, pane_id: str, value: str) -> None:
         tabs = []
         for tab in ws.tabs:
             panes = {
-                key: dataclasses.replace(pane, agent_session=session, managed_agent_kind="claude")
+                key: replace(pane, agent_session=session, managed_agent_kind="claude")
                 if f"{ws.id}:p{ws.public_pane_numbers[key]}" == pane_id
                 else pane
                 for key, pane in tab.panes.items()
             }
-            tabs.append(dataclasses.replace(tab, panes=panes))
-        workspaces.append(dataclasses.replace(ws, tabs=tuple(tabs)))
-    path.write_bytes(snap.encode(dataclasses.replace(doc, workspaces=tuple(workspaces))))
+            tabs.append(replace(tab, panes=panes))
+        workspaces.append(replace(ws, tabs=tuple(tabs)))
+    path.write_bytes(snap.encode(replace(doc, workspaces=tuple(workspaces))))
 
 
 def test_a_pane_whose_agent_could_not_be_resumed_says_why(herdr_env: HerdrEnv) -> None:

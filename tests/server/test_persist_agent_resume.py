@@ -7,7 +7,6 @@ to ``$FAKE_RESUME_LOG`` and exits, leaving the user in the shell that ran it.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 import sys
@@ -17,6 +16,7 @@ from typing import Any
 from herdr.persist import snapshot as snap
 from herdr.runtime.agent_state import AgentSession, SessionRef
 from herdr_testing import HerdrEnv, Server, tools_path, wait_until
+from herdr_testing.records import replace
 
 FAKE = Path(__file__).resolve().parent.parent / "fixtures" / "fake_resume_claude.py"
 
@@ -85,14 +85,14 @@ def with_sessions(h: HerdrEnv, sessions: dict[str, AgentSession]) -> None:
                 pane_id = f"{ws.id}:p{ws.public_pane_numbers[key]}"
                 if pane_id in sessions:
                     session = sessions[pane_id]
-                    panes[key] = dataclasses.replace(
+                    panes[key] = replace(
                         pane, agent_session=session, managed_agent_kind=session.agent
                     )
                 else:
                     panes[key] = pane
-            tabs.append(dataclasses.replace(tab, panes=panes))
-        workspaces.append(dataclasses.replace(ws, tabs=tuple(tabs)))
-    path.write_bytes(snap.encode(dataclasses.replace(doc, workspaces=tuple(workspaces))))
+            tabs.append(replace(tab, panes=panes))
+        workspaces.append(replace(ws, tabs=tuple(tabs)))
+    path.write_bytes(snap.encode(replace(doc, workspaces=tuple(workspaces))))
 
 
 def claude_session(value: str, source: str = "herdr:claude") -> AgentSession:

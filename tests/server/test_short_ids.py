@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from typing import Any
 
@@ -62,11 +63,17 @@ def test_needs_caller_only_for_short_ids() -> None:
 
 
 def test_caller_workspace_order() -> None:
-    parent = os.getppid()
     nothing: dict[int, str] = {}
     exists = {"w1", "w2", "w3"}.__contains__
-    # the pane our ancestry runs in wins
-    assert short_ids.caller_workspace(os.getpid(), {parent: "w3"}.get, exists, "w1") == "w3"
+    # the pane our ancestry runs in wins (a child of ours: whatever our own parent is,
+    # even none left when the test run was started in the background)
+    child = subprocess.Popen(["sleep", "60"])
+    try:
+        pane_of = {os.getpid(): "w3"}.get
+        assert short_ids.caller_workspace(child.pid, pane_of, exists, "w1") == "w3"
+    finally:
+        child.kill()
+        child.wait()
     # no pane among our ancestors: our $HERDR_WORKSPACE_ID (as the process started with)
     env = short_ids._environ_value(os.getpid(), "HERDR_WORKSPACE_ID")
     got = short_ids.caller_workspace(os.getpid(), nothing.get, exists, "w1")

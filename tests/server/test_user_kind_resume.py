@@ -8,7 +8,6 @@ it appends its argv to ``$FAKE_RESUME_LOG`` and exits, leaving the pane's shell.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -19,6 +18,7 @@ import pytest
 from herdr.persist import snapshot as snap
 from herdr.runtime.agent_state import AgentSession, SessionRef
 from herdr_testing import HerdrEnv, Server, wait_until
+from herdr_testing.records import replace
 
 RECORDER = Path(__file__).resolve().parents[1] / "fixtures" / "fake_resume_claude.py"
 KIND = """label = "zork"
@@ -86,12 +86,12 @@ def _plant(h: HerdrEnv, session: AgentSession) -> None:
         tabs = []
         for tab in ws.tabs:
             panes = {
-                key: dataclasses.replace(p, agent_session=session, managed_agent_kind="zork")
+                key: replace(p, agent_session=session, managed_agent_kind="zork")
                 for key, p in tab.panes.items()
             }
-            tabs.append(dataclasses.replace(tab, panes=panes))
-        workspaces.append(dataclasses.replace(ws, tabs=tuple(tabs)))
-    path.write_bytes(snap.encode(dataclasses.replace(doc, workspaces=tuple(workspaces))))
+            tabs.append(replace(tab, panes=panes))
+        workspaces.append(replace(ws, tabs=tuple(tabs)))
+    path.write_bytes(snap.encode(replace(doc, workspaces=tuple(workspaces))))
 
 
 def _stop(h: HerdrEnv, server: Server) -> None:

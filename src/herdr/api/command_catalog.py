@@ -14,8 +14,9 @@ method that does the same with explicit input (``hint``), never guessed at.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Final, Literal
+
+from msgspec import Struct
 
 from herdr.vocab import ErrorCode
 
@@ -27,8 +28,7 @@ COMMAND_FAILED: Final = ErrorCode.COMMAND_FAILED.value
 COMMAND_TARGET_MISMATCH: Final = ErrorCode.COMMAND_TARGET_MISMATCH.value
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(Struct, frozen=True):
     """Where a command runs, resolved by the server; ids are public ids."""
 
     workspace_id: str | None
@@ -41,8 +41,7 @@ class Target:
 Params = Callable[[Target], dict[str, Any]]
 
 
-@dataclass(frozen=True, slots=True)
-class CommandDef:
+class CommandDef(Struct, frozen=True):
     """One catalog entry: ``id`` is the ``[keys]`` name and the ``command_id``."""
 
     id: str

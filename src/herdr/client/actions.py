@@ -7,8 +7,9 @@ carry their argument (a direction, a 1-based index, the bytes for the pane).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, TypeAlias
+
+from msgspec import Struct
 
 from herdr.client.input import Mouse
 from herdr.client.keynames import KeySpec
@@ -59,135 +60,114 @@ CommandName = Literal[
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
+class Command(Struct, frozen=True):
     """A parameterless UI command (split, detach, zoom…)."""
 
     name: CommandName
 
 
-@dataclass(frozen=True, slots=True)
-class SendBytes:
+class SendBytes(Struct, frozen=True):
     """Bytes for the focused pane, exactly as the host terminal sent them."""
 
     data: bytes
 
 
-@dataclass(frozen=True, slots=True)
-class SendPaste:
+class SendPaste(Struct, frozen=True):
     """A bracketed paste for the focused pane (the app re-brackets it if the pane
     enabled mode 2004)."""
 
     data: bytes
 
 
-@dataclass(frozen=True, slots=True)
-class MouseInput:
+class MouseInput(Struct, frozen=True):
     """A mouse event; the app hit-tests it (focus, border drag, wheel, pass-through)."""
 
     event: Mouse
 
 
-@dataclass(frozen=True, slots=True)
-class HostFocus:
+class HostFocus(Struct, frozen=True):
     """The host terminal gained or lost focus (feeds the server's seen/done logic)."""
 
     focused: bool
 
 
-@dataclass(frozen=True, slots=True)
-class ModeChanged:
+class ModeChanged(Struct, frozen=True):
     """The input mode changed (redraw the mode badge)."""
 
     mode: Mode
 
 
-@dataclass(frozen=True, slots=True)
-class FocusDir:
+class FocusDir(Struct, frozen=True):
     direction: Direction
 
 
-@dataclass(frozen=True, slots=True)
-class SwapDir:
+class SwapDir(Struct, frozen=True):
     direction: Direction
 
 
-@dataclass(frozen=True, slots=True)
-class ResizeDir:
+class ResizeDir(Struct, frozen=True):
     direction: Direction
     amount: float | None = None  # share of the split; None = the server's step
 
 
-@dataclass(frozen=True, slots=True)
-class PromptChanged:
+class PromptChanged(Struct, frozen=True):
     """The open prompt's line changed (redraw it)."""
 
     prompt: Prompt
 
 
-@dataclass(frozen=True, slots=True)
-class SubmitPrompt:
+class SubmitPrompt(Struct, frozen=True):
     """Enter in the prompt: the app sends the new name to the server."""
 
     prompt: Prompt
 
 
-@dataclass(frozen=True, slots=True)
-class CancelPrompt:
+class CancelPrompt(Struct, frozen=True):
     """Esc in the prompt: nothing is sent (a search puts the cursor back)."""
 
     prompt: Prompt
 
 
-@dataclass(frozen=True, slots=True)
-class CopyKey:
+class CopyKey(Struct, frozen=True):
     """A key pressed in copy mode: the app runs it through :mod:`herdr.client.copymode`
     (keys never reach the pane there)."""
 
     spec: KeySpec
 
 
-@dataclass(frozen=True, slots=True)
-class HelpEdit:
+class HelpEdit(Struct, frozen=True):
     """A key the settings panel uses (enter/space toggle, +/- and left/right step)."""
 
     key: str
 
 
-@dataclass(frozen=True, slots=True)
-class HelpScroll:
+class HelpScroll(Struct, frozen=True):
     """j/k or page keys in the help overlay: scroll it by ``step`` entries."""
 
     step: int
 
 
-@dataclass(frozen=True, slots=True)
-class CyclePane:
+class CyclePane(Struct, frozen=True):
     step: int  # +1 next, -1 previous
 
 
-@dataclass(frozen=True, slots=True)
-class SwitchTab:
+class SwitchTab(Struct, frozen=True):
     index: int  # 1-based position in the active workspace
 
 
-@dataclass(frozen=True, slots=True)
-class SwitchWorkspace:
+class SwitchWorkspace(Struct, frozen=True):
     index: int  # 1-based position in the sidebar
 
 
-@dataclass(frozen=True, slots=True)
-class FocusAgent:
+class FocusAgent(Struct, frozen=True):
     index: int  # 1-based position in the agent panel
 
 
-@dataclass(frozen=True, slots=True)
-class NavigateWorkspace:
+class NavigateWorkspace(Struct, frozen=True):
     step: int  # move the navigate-mode selection up (-1) or down (+1)
 
 
-@dataclass(frozen=True, slots=True)
-class CustomCommand:
+class CustomCommand(Struct, frozen=True):
     """A ``[[keys.command]]`` entry."""
 
     type: Literal["popup", "pane", "shell", "plugin_action"]
@@ -197,8 +177,7 @@ class CustomCommand:
     height: int | str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class RunCommand:
+class RunCommand(Struct, frozen=True):
     command: CustomCommand
 
 
@@ -236,13 +215,11 @@ TOGGLE_SIDEBAR = Command("toggle_sidebar")
 HELP = Command("help")
 
 
-@dataclass(frozen=True, slots=True)
-class EnterNavigate:
+class EnterNavigate(Struct, frozen=True):
     """Bound to workspace_picker: the mode machine switches to navigate (never emitted)."""
 
 
-@dataclass(frozen=True, slots=True)
-class LeaveNavigate:
+class LeaveNavigate(Struct, frozen=True):
     """Bound to esc/q in navigate mode: back to terminal mode (never emitted)."""
 
 

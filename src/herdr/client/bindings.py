@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, cast
 
+from msgspec import Struct
+
 from herdr.api.command_catalog import ALIASES as CATALOG_ALIASES
 from herdr.api.command_catalog import CATALOG
 from herdr.client.actions import (
@@ -41,8 +43,7 @@ from herdr.client.keynames import KeyNameError, KeySpec, format_key, parse_key, 
 Scope = Literal["global", "navigate"]
 
 
-@dataclass(frozen=True, slots=True)
-class _ActionDef:
+class _ActionDef(Struct, frozen=True):
     default: tuple[str, ...]
     make: Callable[[int], Bound]  # argument: the 1..9 index for ranged bindings
     description: str
@@ -158,8 +159,7 @@ _PERCENT = re.compile(r"(100|[1-9][0-9]?)%")
 # --------------------------------------------------------------------------- bindings
 
 
-@dataclass(frozen=True, slots=True)
-class Binding:
+class Binding(Struct, frozen=True):
     """One parsed binding: ``prefix`` + key → action (``direct`` = no prefix)."""
 
     spec: KeySpec
@@ -167,8 +167,7 @@ class Binding:
     action: Bound
 
 
-@dataclass(frozen=True, slots=True)
-class BindingError:
+class BindingError(Struct, frozen=True):
     """A bad ``[keys]`` entry; it was skipped (the default stays, if any)."""
 
     path: str

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from typing import Literal, TypeAlias
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from herdr.client.ansi import RESET, char_width, slice_ansi, strip_ansi
 from herdr.client.input import CTRL, SHIFT
@@ -24,8 +26,7 @@ CURSOR_SGR = "\x1b[1;4;7m"  # the copy cursor outside a selection
 CURSOR_IN_SELECTION_SGR = "\x1b[1;4m"  # inside one: a hole in the reverse block
 
 
-@dataclass(frozen=True, slots=True)
-class CopyState:
+class CopyState(Struct, frozen=True):
     """Where copy mode is on one pane; every row number is absolute."""
 
     pane_id: str
@@ -60,8 +61,7 @@ class CopyState:
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class Selection:
+class Selection(Struct, frozen=True):
     """A normalised selection: start ≤ end; cells inclusive (character-wise)."""
 
     start_line: int
@@ -85,34 +85,29 @@ class Selection:
         return (first, last) if last > first else None
 
 
-@dataclass(frozen=True, slots=True)
-class Scroll:
+class Scroll(Struct, frozen=True):
     """Move the server's viewport ``delta`` rows (negative: up into the scrollback)."""
 
     delta: int
 
 
-@dataclass(frozen=True, slots=True)
-class Copy:
+class Copy(Struct, frozen=True):
     """Copy the text of ``selection`` to the host clipboard."""
 
     selection: Selection
 
 
-@dataclass(frozen=True, slots=True)
-class Leave:
+class Leave(Struct, frozen=True):
     """Copy mode ends: the app returns the pane to its live bottom."""
 
 
-@dataclass(frozen=True, slots=True)
-class StartSearch:
+class StartSearch(Struct, frozen=True):
     """``/`` or ``?``: the app opens the search prompt (:mod:`herdr.client.copysearch`)."""
 
     direction: Literal["forward", "backward"]
 
 
-@dataclass(frozen=True, slots=True)
-class RepeatSearch:
+class RepeatSearch(Struct, frozen=True):
     """``n`` (same direction as the last search) or ``N`` (``reverse``)."""
 
     reverse: bool

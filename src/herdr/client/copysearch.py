@@ -9,8 +9,9 @@ scrollback); this module builds the request, reads the answer into a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from msgspec import Struct
 
 from herdr.client.copymode import restyle
 
@@ -22,8 +23,7 @@ MATCH_SGR = "\x1b[30;43m"  # every visible match: black on yellow
 CURRENT_SGR = "\x1b[1;30;48;5;208m"  # the one the cursor is on: bold on orange
 
 
-@dataclass(frozen=True, slots=True)
-class Search:
+class Search(Struct, frozen=True):
     """The last search on one pane and what the server answered."""
 
     query: str

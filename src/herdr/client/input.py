@@ -14,8 +14,9 @@ form no event come out as :class:`Unknown`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, TypeAlias
+
+from msgspec import Struct
 
 # Modifier bits: kitty's encoding minus one (xterm's too, for the first three).
 SHIFT = 1
@@ -38,8 +39,7 @@ PASTE_START = b"\x1b[200~"
 PASTE_END = b"\x1b[201~"
 
 
-@dataclass(frozen=True, slots=True)
-class Key:
+class Key(Struct, frozen=True):
     """One key press (or repeat/release under kitty's flag 2).
 
     ``key`` is a name: a single character for text keys (``"a"``, ``"?"``, ``"é"``;
@@ -61,8 +61,7 @@ class Key:
         return self.mods & _BINDING_MODS
 
 
-@dataclass(frozen=True, slots=True)
-class Mouse:
+class Mouse(Struct, frozen=True):
     """An SGR (1006) or X10 mouse report; ``x``/``y`` are 0-based cells."""
 
     kind: MouseKind
@@ -73,8 +72,7 @@ class Mouse:
     raw: bytes
 
 
-@dataclass(frozen=True, slots=True)
-class Paste:
+class Paste(Struct, frozen=True):
     """A bracketed paste (between ``CSI 200~`` and ``CSI 201~``)."""
 
     data: bytes
@@ -84,15 +82,13 @@ class Paste:
         return self.data.decode("utf-8", "replace")
 
 
-@dataclass(frozen=True, slots=True)
-class Focus:
+class Focus(Struct, frozen=True):
     """The host terminal gained (``CSI I``) or lost (``CSI O``) focus."""
 
     focused: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Unknown:
+class Unknown(Struct, frozen=True):
     """Bytes that form no event: replies to queries, unsupported or broken sequences."""
 
     raw: bytes

@@ -11,7 +11,8 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from herdr.api.key_names import CHAR_NAMES
 from herdr.client.input import ALT, CTRL, HYPER, SHIFT, SUPER, Key
@@ -21,8 +22,7 @@ class KeyNameError(ValueError):
     """A key name that cannot be parsed (the message says why)."""
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class KeySpec:
+class KeySpec(Struct, frozen=True, order=True):
     """A normalised key + modifiers, comparable with what the parser reports."""
 
     key: str

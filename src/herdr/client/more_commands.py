@@ -9,10 +9,10 @@ or opens one of the client's own panels (:mod:`herdr.client.navigator`,
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import msgspec
+from msgspec.structs import replace
 
 from herdr.api.attach_messages import Record
 from herdr.client import navigator as nav

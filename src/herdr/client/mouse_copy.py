@@ -11,8 +11,9 @@ dragged past what the pane shows still copies whole.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 from herdr.client import mouse_select as ms
 from herdr.client.input import Mouse

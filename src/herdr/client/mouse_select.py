@@ -9,7 +9,9 @@ the selection in reverse video.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from herdr.client import copymode as cm
 from herdr.client.ansi import strip_ansi
@@ -19,8 +21,7 @@ DOUBLE_CLICK_S = 0.4  # a second press on the same cell within this is a double 
 Point = tuple[int, int]
 
 
-@dataclass(frozen=True, slots=True)
-class MouseSelection:
+class MouseSelection(Struct, frozen=True):
     pane_id: str
     anchor: Point
     cursor: Point

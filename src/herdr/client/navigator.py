@@ -11,8 +11,9 @@ the row (another session's row switches the TUI to that session).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from msgspec import Struct
 
 from herdr.api.attach_messages import Record, StateDoc
 from herdr.client.names import tab_name
@@ -21,8 +22,7 @@ from herdr.client.style import WORDS
 EntryKind = Literal["session", "workspace", "tab", "pane"]
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(Struct, frozen=True):
     kind: EntryKind
     target: str  # the workspace, tab or pane id ("" for the session)
     depth: int
@@ -48,8 +48,7 @@ def _pane_text(pane: Mapping[str, Any]) -> str:
     return f"{text}  [{pane.get('pane_id', '')}]"
 
 
-@dataclass(frozen=True, slots=True)
-class OtherSession:
+class OtherSession(Struct, frozen=True):
     """Another session as the probe found it: its snapshot, or why there is none."""
 
     name: str

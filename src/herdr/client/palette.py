@@ -9,8 +9,9 @@ every word typed must appear, so ``split ri`` finds "split right".
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from msgspec import Struct
 
 from herdr.api.command_catalog import CATALOG
 
@@ -20,8 +21,7 @@ ItemKind = Literal["command", "plugin"]
 _HIDDEN = frozenset({"command_palette"})
 
 
-@dataclass(frozen=True, slots=True)
-class Item:
+class Item(Struct, frozen=True):
     kind: ItemKind
     target: str  # the TUI command name, or ``<plugin_id>.<action_id>``
     text: str

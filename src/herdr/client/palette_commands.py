@@ -10,8 +10,9 @@ the palette up (its commands show at once, the actions when the answer comes).
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
+
+from msgspec.structs import replace
 
 from herdr.client import palette as pal
 from herdr.client.actions import Command, CommandName

@@ -8,8 +8,10 @@ the app's part to "send the label to the server".
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Literal
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from herdr.client.input import ALT, CTRL, HYPER, META, SHIFT, SUPER, Key, Paste
 
@@ -23,8 +25,7 @@ MAX_TEXT = 256  # a label longer than this is a paste accident, not a name
 _COMMAND_MODS = CTRL | ALT | SUPER | HYPER | META
 
 
-@dataclass(frozen=True, slots=True)
-class Prompt:
+class Prompt(Struct, frozen=True):
     """What is being renamed and the line typed so far (``cursor`` indexes ``text``)."""
 
     kind: PromptKind

@@ -11,8 +11,9 @@ and searching is retried once.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from herdr.client import copymode as cm
 from herdr.client import copysearch as cs
@@ -87,8 +88,7 @@ async def _repeat(app: App, reverse: bool, before: Any) -> None:
     await _run(app, app.search_seq, ask)
 
 
-@dataclass(frozen=True, slots=True)
-class _Ask:
+class _Ask(Struct, frozen=True):
     """One search request: ``direction`` is where this one goes, ``kept`` what ``n``
     repeats afterwards (``N`` searches backward but a later ``n`` still goes forward)."""
 

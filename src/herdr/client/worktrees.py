@@ -11,8 +11,9 @@ the refusal is shown). The rows are a pure function of the list and the text typ
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from herdr.client.prompt import Prompt
 from herdr.client.view import Panel
@@ -23,8 +24,7 @@ if TYPE_CHECKING:
 HINT = "type to filter or name a new branch · up/down · enter open · esc close"
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
+class Row(Struct, frozen=True):
     """One line of the picker: an existing worktree, or "create" for the typed name."""
 
     text: str

@@ -7,8 +7,9 @@ used wherever "the first agent" is picked.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from functools import lru_cache
+
+from msgspec import Struct
 
 
 class HookTier(enum.Enum):
@@ -21,8 +22,7 @@ class HookTier(enum.Enum):
     SIO_RNS = "session_identity_only+reserved_native_state"
 
 
-@dataclass(frozen=True, slots=True)
-class AgentInfo:
+class AgentInfo(Struct, frozen=True):
     """Static facts about one agent kind."""
 
     label: str

@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from msgspec import Struct
+
 from herdr.detect.manifest import DetectionInput, Manifest, Rule, evaluate
 from herdr.detect.manifest.approval_spec import (
     KEY_ARROWS,
@@ -45,8 +47,7 @@ _BOX_TOP = "╭┌"
 _DASH_CHARS = frozenset("╌╍┄┅┈┉ \t")
 
 
-@dataclass(frozen=True, slots=True)
-class ApprovalOption:
+class ApprovalOption(Struct, frozen=True):
     id: str
     label: str
     keys: tuple[str, ...]
@@ -55,8 +56,7 @@ class ApprovalOption:
         return {"id": self.id, "label": self.label, "keys": list(self.keys)}
 
 
-@dataclass(frozen=True, slots=True)
-class Approval:
+class Approval(Struct, frozen=True):
     """One dialog read off the screen."""
 
     rule: str

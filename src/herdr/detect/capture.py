@@ -12,7 +12,9 @@ Pure data handling (no I/O) so the CLI, the server and tests share one reading.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+
+import msgspec
+from msgspec import Struct
 
 CAPTURE_FORMAT = "herdr-python/detection-capture/1"
 """The ``format`` key every capture carries; a file without it is a plain screen."""
@@ -24,8 +26,7 @@ class CaptureError(ValueError):
     """A file that claims to be a capture but does not have a capture's shape."""
 
 
-@dataclass(frozen=True, slots=True)
-class Capture:
+class Capture(Struct, frozen=True):
     """A parsed capture; ``expected_*`` default to the recorded verdict."""
 
     agent: str
@@ -36,7 +37,7 @@ class Capture:
     verdict_rule: str | None
     expected_state: str
     expected_rule: str | None
-    process: dict[str, object] = field(default_factory=dict)
+    process: dict[str, object] = msgspec.field(default_factory=dict)
     note: str = ""
 
 

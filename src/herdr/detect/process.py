@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
+
+from msgspec import Struct
 
 from herdr.detect.agents import (
     Agent,
@@ -26,8 +27,7 @@ Resolver = Callable[[str], "str | None"]
 HintReader = Callable[[int], "Agent | None"]
 
 
-@dataclass(frozen=True, slots=True)
-class ForegroundProcess:
+class ForegroundProcess(Struct, frozen=True):
     """One member of the foreground job, as the platform layer saw it."""
 
     pid: int
@@ -37,16 +37,14 @@ class ForegroundProcess:
     cmdline: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ForegroundJob:
+class ForegroundJob(Struct, frozen=True):
     """The processes of one process group, sorted by pid."""
 
     process_group_id: int
     processes: tuple[ForegroundProcess, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class ProbeResult:
+class ProbeResult(Struct, frozen=True):
     """What one foreground probe found (§2.3)."""
 
     agent: Agent | None
@@ -539,8 +537,7 @@ AGENT_MISS_CONFIRMATION_ATTEMPTS = 6
 RELEASE_REACQUIRE_SUPPRESSION = 1.0
 
 
-@dataclass(frozen=True, slots=True)
-class ProbeScheduleInput:
+class ProbeScheduleInput(Struct, frozen=True):
     """Everything ``should_probe_foreground_job`` looks at for one tick."""
 
     current_agent: Agent | None

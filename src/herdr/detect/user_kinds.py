@@ -13,7 +13,8 @@ import hashlib
 import os
 import re
 import tomllib
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from herdr.detect.manifest import Manifest, ManifestError, parse_manifest
 from herdr.detect.owned_files import UntrustedFile, check_dir, read_owned
@@ -27,8 +28,7 @@ _KEYS = frozenset(
 _LINE_RE = re.compile(r"at line (\d+)")
 
 
-@dataclass(frozen=True, slots=True)
-class UserKindSpec:
+class UserKindSpec(Struct, frozen=True):
     """One validated user kind (without its manifest)."""
 
     label: str
@@ -51,8 +51,7 @@ class UserKindSpec:
         return any(fnmatch.fnmatchcase(script, pattern) for pattern in self.argv_patterns)
 
 
-@dataclass(frozen=True, slots=True)
-class UserKind:
+class UserKind(Struct, frozen=True):
     """A kind with its compiled manifest, ready to register."""
 
     spec: UserKindSpec

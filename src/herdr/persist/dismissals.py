@@ -11,9 +11,10 @@ case is a hint shown once more, never a failure.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
+
+from msgspec import Struct
 
 from herdr.persist.files import atomic_write
 
@@ -23,8 +24,7 @@ KEEP: Final = 32  # newest entries kept per kind: a user dismisses a few per rel
 _MAX_FILE_BYTES: Final = 64 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class Dismissed:
+class Dismissed(Struct, frozen=True):
     release_notes: tuple[str, ...] = ()
     announcements: tuple[tuple[str, str], ...] = ()  # (version, id)
 

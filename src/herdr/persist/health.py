@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
+from msgspec import Struct
+
 from herdr.persist.errors import PersistWriteError
 
 HealthStatus = Literal["ok", "failing"]
@@ -25,8 +27,7 @@ def iso_utc(seconds: float) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
-@dataclass(frozen=True, slots=True)
-class SaveError:
+class SaveError(Struct, frozen=True):
     """What went wrong in one failed save."""
 
     message: str  # the OS's words: "No space left on device"

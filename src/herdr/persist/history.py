@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
+from msgspec import Struct
 
 from herdr.persist import _reader as r
 from herdr.persist.errors import SnapshotFormatError, SnapshotVersionError
@@ -32,8 +32,7 @@ HISTORY_FILE = "session-history.json"
 HISTORY_VERSION = 1
 
 
-@dataclass(frozen=True, slots=True)
-class HistoryLimits:
+class HistoryLimits(Struct, frozen=True):
     """Per-pane bounds; the scrollback replayed on restore, not the whole scrollback."""
 
     max_lines: int = 5000
@@ -43,8 +42,7 @@ class HistoryLimits:
 DEFAULT_LIMITS = HistoryLimits()
 
 
-@dataclass(frozen=True, slots=True)
-class PaneHistory:
+class PaneHistory(Struct, frozen=True):
     """ANSI text of a pane's rows (oldest first) and how many lines it has."""
 
     ansi: str

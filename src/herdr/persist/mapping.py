@@ -12,7 +12,8 @@ keep on the new terminal. All file and PATH checks come in as callables.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from herdr.persist import resume
 from herdr.persist.errors import SnapshotFormatError
@@ -37,8 +38,7 @@ from herdr.runtime.model import (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class PaneFacts:
+class PaneFacts(Struct, frozen=True):
     """What the server knows about a pane beyond the model; None = take the model's."""
 
     cwd: str | None = None  # the foreground process's cwd
@@ -137,8 +137,7 @@ def _space_member(space: WorktreeSpaceSnapshot | None) -> WorktreeMembership | N
 # --------------------------------------------------------------------------- restore
 
 
-@dataclass(frozen=True, slots=True)
-class PaneRestore:
+class PaneRestore(Struct, frozen=True):
     """How to bring one restored pane to life."""
 
     pane_id: str  # public id, the same as before the restart

@@ -27,8 +27,9 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable, Hashable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Literal, TypeVar
+
+from msgspec import Struct
 
 from herdr.persist import session_refs
 from herdr.runtime.agent_state import AgentSession
@@ -48,8 +49,7 @@ FallbackReason = Literal[
 DedupeKey = tuple[str, str, RefKind, str]
 
 
-@dataclass(frozen=True, slots=True)
-class ResumeRecipe:
+class ResumeRecipe(Struct, frozen=True):
     """One row of the resume table."""
 
     agent: str  # canonical label
@@ -69,8 +69,7 @@ class ResumeRecipe:
         return argv[0]
 
 
-@dataclass(frozen=True, slots=True)
-class ResumePlan:
+class ResumePlan(Struct, frozen=True):
     """Run `argv` in `cwd`; `key` identifies the conversation for de-duplication."""
 
     agent: str
@@ -79,8 +78,7 @@ class ResumePlan:
     key: DedupeKey
 
 
-@dataclass(frozen=True, slots=True)
-class ResumeFallback:
+class ResumeFallback(Struct, frozen=True):
     """Start a plain shell in `cwd`; `reason` and `detail` go to the log."""
 
     reason: FallbackReason

@@ -34,10 +34,10 @@ renaming, removing or changing the meaning of one does.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Literal
 
 import orjson
+from msgspec import Struct
 
 from herdr.persist import _reader as r
 from herdr.persist.errors import SnapshotFormatError, SnapshotVersionError
@@ -56,8 +56,7 @@ _REF_KINDS: dict[str, Literal["id", "path"]] = {"id": "id", "path": "path"}
 # --------------------------------------------------------------------------- values
 
 
-@dataclass(frozen=True, slots=True)
-class PaneSnapshot:
+class PaneSnapshot(Struct, frozen=True):
     """One pane: where its shell starts and which agent session it can resume."""
 
     cwd: str
@@ -68,8 +67,7 @@ class PaneSnapshot:
     launch_argv: tuple[str, ...] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class TabSnapshot:
+class TabSnapshot(Struct, frozen=True):
     """A tab's split tree; leaves and `panes` keys are internal pane keys."""
 
     layout: Node[int]
@@ -80,8 +78,7 @@ class TabSnapshot:
     root_pane: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class WorktreeSpaceSnapshot:
+class WorktreeSpaceSnapshot(Struct, frozen=True):
     """A workspace's git worktree membership (herdr's ``worktree_space``)."""
 
     key: str
@@ -91,8 +88,7 @@ class WorktreeSpaceSnapshot:
     is_linked_worktree: bool
 
 
-@dataclass(frozen=True, slots=True)
-class WorkspaceSnapshot:
+class WorkspaceSnapshot(Struct, frozen=True):
     """A workspace with its public id and per-workspace number counters."""
 
     id: str
@@ -114,8 +110,7 @@ class WorkspaceSnapshot:
         return number
 
 
-@dataclass(frozen=True, slots=True)
-class SessionSnapshot:
+class SessionSnapshot(Struct, frozen=True):
     """Everything `session.json` holds."""
 
     workspaces: tuple[WorkspaceSnapshot, ...] = ()

@@ -16,10 +16,11 @@ import os
 import re
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
+
+from msgspec import Struct
 
 from herdr.persist import history as hist
 from herdr.persist import snapshot as snap
@@ -100,8 +101,7 @@ def _stamp_of(path: Path) -> int:
 # --------------------------------------------------------------------------- the store
 
 
-@dataclass(frozen=True, slots=True)
-class LoadResult:
+class LoadResult(Struct, frozen=True):
     """What start-up found. `snapshot` is None for every status but ``loaded``: the
     server then starts empty and logs `message` (already logged here at WARNING)."""
 

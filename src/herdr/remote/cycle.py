@@ -7,11 +7,11 @@ an exit code, or with a :class:`Switch` naming where to attach next (PURE driver
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 
-@dataclass(frozen=True, slots=True)
-class Switch:
+class Switch(Struct, frozen=True):
     """Attach to ``machine`` next (``None``: this computer's server)."""
 
     machine: str | None

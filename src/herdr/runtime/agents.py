@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from herdr.detect.agents import (
     Agent,
@@ -77,8 +78,7 @@ def check_name_free(name: str, taken: Iterable[str]) -> None:
 # --------------------------------------------------------------------------- targets
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
+class Candidate(Struct, frozen=True):
     """A pane as target resolution sees it."""
 
     pane_id: str
@@ -151,8 +151,7 @@ def command_line(argv: Sequence[str]) -> str:
     return shlex.join(argv)
 
 
-@dataclass(frozen=True, slots=True)
-class StartCheck:
+class StartCheck(Struct, frozen=True):
     """What a candidate pane looks like to ``agent start``."""
 
     has_command: bool
@@ -191,8 +190,7 @@ def satisfied(status: str, until: frozenset[str]) -> bool:
     return status in until
 
 
-@dataclass(frozen=True, slots=True)
-class WaitOutcome:
+class WaitOutcome(Struct, frozen=True):
     """A multi-target wait's decision: done, and which targets matched."""
 
     done: bool

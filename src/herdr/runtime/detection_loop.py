@@ -31,6 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from msgspec import Struct
+
 from herdr.detect.agents import Agent
 from herdr.vocab import AgentStatus
 
@@ -76,8 +78,7 @@ ShellAction = Literal["observe", "report_exit", "clear", "replacement"]
 # --------------------------------------------------------------------------- records
 
 
-@dataclass(frozen=True, slots=True)
-class Detection:
+class Detection(Struct, frozen=True):
     """One screen evaluation as plain values (from the engine's `AgentDetection`)."""
 
     state: str
@@ -86,8 +87,7 @@ class Detection:
     visible_working: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class ProbeResult:
+class ProbeResult(Struct, frozen=True):
     """What a foreground-job probe found (§2.3)."""
 
     agent: Agent | None
@@ -95,8 +95,7 @@ class ProbeResult:
     foreground_is_pane_shell: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class ScreenResult:
+class ScreenResult(Struct, frozen=True):
     """The screen evaluation for the current agent.
 
     ``skip``: the manifest winner for the screen *without OSC* says skip_state_update
@@ -135,8 +134,7 @@ def screen_result(without_osc: DetectionLike, with_osc: DetectionLike | None) ->
     return ScreenResult(False, detection)
 
 
-@dataclass(frozen=True, slots=True)
-class TickInput:
+class TickInput(Struct, frozen=True):
     """Per-tick observations; `probe`/`screen` are filled in when `tick` asks."""
 
     foreground_pgid: int | None
@@ -145,8 +143,7 @@ class TickInput:
     screen: ScreenResult | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Published:
+class Published(Struct, frozen=True):
     """The last published detection (state and visible flags)."""
 
     state: str = UNKNOWN
@@ -155,8 +152,7 @@ class Published:
     visible_working: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class PendingIdle:
+class PendingIdle(Struct, frozen=True):
     """A working→idle hold waiting for confirmation."""
 
     started_at: int | None = None
@@ -170,32 +166,28 @@ class PendingIdle:
 NO_PENDING = PendingIdle()
 
 
-@dataclass(frozen=True, slots=True)
-class Presence:
+class Presence(Struct, frozen=True):
     """The agent the loop believes is in the foreground, and consecutive misses."""
 
     agent: Agent | None = None
     misses: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Release:
+class Release(Struct, frozen=True):
     """Graceful release: probes finding `agent` count as none until `until`."""
 
     agent: Agent
     until: int
 
 
-@dataclass(frozen=True, slots=True)
-class AgentProcessDetected:
+class AgentProcessDetected(Struct, frozen=True):
     """Loop event → `agent_state.apply_process_detected`."""
 
     agent: Agent
     at: int
 
 
-@dataclass(frozen=True, slots=True)
-class StateChanged:
+class StateChanged(Struct, frozen=True):
     """Loop event → `agent_state.apply_detection` (visible_idle is not transmitted)."""
 
     agent: Agent | None
@@ -209,13 +201,17 @@ class StateChanged:
 LoopEvent = AgentProcessDetected | StateChanged
 
 
+NO_PRESENCE = Presence()
+NOT_PUBLISHED = Published()
+
+
 @dataclass(slots=True)
 class LoopState:
     """Loop state of one pane (§8.2). Treat as a value: `tick` returns a new one."""
 
     started_at: int
-    presence: Presence = Presence()
-    published: Published = Published()
+    presence: Presence = NO_PRESENCE
+    published: Published = NOT_PUBLISHED
     last_refresh_at: int | None = None
     pending_idle: PendingIdle = NO_PENDING
     grace_until: int | None = None
@@ -236,8 +232,7 @@ class LoopState:
     last_tick_at: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class TickDecision:
+class TickDecision(Struct, frozen=True):
     """What a tick decided. With ``need`` set nothing was decided yet: call again."""
 
     need: Literal["probe", "screen"] | None = None
@@ -315,8 +310,7 @@ def group_changed(observed: int | None, last: int | None) -> bool:
     return observed != last and (observed is not None or last is not None)
 
 
-@dataclass(frozen=True, slots=True)
-class ProbeInput:
+class ProbeInput(Struct, frozen=True):
     """Inputs of `should_probe` (§2.9)."""
 
     current_agent: Agent | None

@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from msgspec import Struct
+
 from herdr.api import protocol
 
 Data = dict[str, Any]
@@ -299,8 +301,7 @@ class Subscriber:
         return bool(queue.nbytes) and queue.nbytes + sum(map(len, lines)) > self.byte_limit
 
 
-@dataclass(frozen=True, slots=True)
-class ReplayInfo:
+class ReplayInfo(Struct, frozen=True):
     last_seq: int
     replayed: int
     gap: bool

@@ -8,7 +8,7 @@ from the `*Ref` values parsed here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 ALPHABET = "123456789ABCDEFGHJKMNPQRSTVWXYZ0"
 _BASE = len(ALPHABET)
@@ -81,16 +81,14 @@ def parse_pane_id(text: str) -> tuple[int, int] | None:
     return ws_number, number
 
 
-@dataclass(frozen=True, slots=True)
-class WorkspaceRef:
+class WorkspaceRef(Struct, frozen=True):
     """A parsed workspace reference: exactly one of `number` (canonical) or `index`."""
 
     number: int | None = None
     index: int | None = None  # 1-based position (legacy "2" / "w_2")
 
 
-@dataclass(frozen=True, slots=True)
-class TabRef:
+class TabRef(Struct, frozen=True):
     """A parsed tab reference: exactly one of `number` (canonical `:t<N>`) or `index`."""
 
     workspace: WorkspaceRef
@@ -98,8 +96,7 @@ class TabRef:
     index: int | None = None  # 1-based position inside the workspace
 
 
-@dataclass(frozen=True, slots=True)
-class PaneRef:
+class PaneRef(Struct, frozen=True):
     """A parsed pane reference: a public `number` in a workspace, or a raw pane key.
 
     `workspace` is None only for the global raw form `p_<raw>`.

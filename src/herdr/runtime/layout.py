@@ -27,6 +27,8 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Generic, Literal, TypeAlias, TypeVar
 
+from msgspec import Struct
+
 from herdr.runtime.rect import Rect as Rect  # noqa: PLC0414 (explicit re-export: callers say L.Rect)
 
 K = TypeVar("K", bound=Hashable)
@@ -237,8 +239,7 @@ def resize(node: Node[K], key: K, direction: Direction, amount: float) -> Node[K
 # --------------------------------------------------------------------------- geometry
 
 
-@dataclass(frozen=True, slots=True)
-class Divider:
+class Divider(Struct, frozen=True):
     """The 1-cell line between a split's children; `area` is the whole split's area."""
 
     index: int  # pre-order split index
@@ -384,8 +385,7 @@ class PaneHit(Generic[K]):
     key: K
 
 
-@dataclass(frozen=True, slots=True)
-class DividerHit:
+class DividerHit(Struct, frozen=True):
     """A click landed on a divider (start of a border drag)."""
 
     divider: Divider

@@ -15,6 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+import msgspec
+from msgspec import Struct
+
 from herdr.detect.agents import (
     AGENT_INFO,
     ALL_AGENTS,
@@ -158,8 +161,7 @@ def normalize_state_labels(labels: Mapping[str, str]) -> dict[str, str]:
 # --------------------------------------------------------------------------- reports
 
 
-@dataclass(frozen=True, slots=True)
-class PaneMetadataReport:
+class PaneMetadataReport(Struct, frozen=True):
     """A validated `pane.report_metadata` request."""
 
     source: str
@@ -167,7 +169,7 @@ class PaneMetadataReport:
     applies_to_source: str | None = None
     title: str | None = None
     display_agent: str | None = None
-    state_labels: Mapping[str, str] = field(default_factory=dict)
+    state_labels: Mapping[str, str] = msgspec.field(default_factory=dict)
     tokens: Mapping[str, str | None] | None = None
     clear_title: bool = False
     clear_display_agent: bool = False
@@ -188,8 +190,7 @@ class PaneMetadataReport:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class WorkspaceMetadataReport:
+class WorkspaceMetadataReport(Struct, frozen=True):
     """A validated `workspace.report_metadata` request (tokens only)."""
 
     source: str
@@ -375,8 +376,7 @@ def apply_workspace_metadata(
 # --------------------------------------------------------------------------- presentation
 
 
-@dataclass(frozen=True, slots=True)
-class Presentation:
+class Presentation(Struct, frozen=True):
     """The effective title, display name and state labels of a pane."""
 
     title: str | None = None

@@ -10,7 +10,8 @@ border takes one cell on each side).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from herdr.runtime.layout import Rect
 
@@ -51,8 +52,7 @@ def _resolve(size: PopupSize | None, total: int, minimum: int) -> int:
     return max(min(cells, total), min(minimum, total))
 
 
-@dataclass(frozen=True, slots=True)
-class PopupBox:
+class PopupBox(Struct, frozen=True):
     """The outer box (pane-area cells) and the PTY's size inside its border."""
 
     outer: Rect

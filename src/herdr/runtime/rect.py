@@ -6,11 +6,10 @@ for them built its seven dataclasses (~10 ms on a slow core) on every reattach.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 
-@dataclass(frozen=True, slots=True)
-class Rect:
+class Rect(Struct, frozen=True):
     """A cell rectangle; `right`/`bottom` are exclusive."""
 
     x: int

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from enum import IntEnum
 from typing import Final, Literal, TypeAlias
+
+from msgspec import Struct
 
 from herdr.runtime.cell_width import wcwidth
 
@@ -47,16 +48,14 @@ class TextClass(IntEnum):
     WORD = 2
 
 
-@dataclass(frozen=True, slots=True)
-class TextRow:
+class TextRow(Struct, frozen=True):
     """One terminal row: its plain text and whether it soft-wraps into the next row."""
 
     text: str
     wrapped: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Cell:
+class Cell(Struct, frozen=True):
     """One glyph on a row: first and last column it covers, and its text."""
 
     col: int
@@ -318,8 +317,7 @@ def paragraph_row(rows: Sequence[str], first_row: int, row: int, step: int) -> i
 # --- search -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class SearchWindow:
+class SearchWindow(Struct, frozen=True):
     """Up to ``limit`` matches around the current one; ``total`` counts every match."""
 
     matches: list[tuple[Point, Point]]

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from herdr.vocab import ErrorCode
 
@@ -29,8 +30,7 @@ _NOUNS = ("river", "cloud", "field", "forest", "harbor", "meadow", "stone", "val
 _DUBIOUS = re.compile(r"detected dubious ownership in repository at '([^']*)'")
 
 
-@dataclass(frozen=True, slots=True)
-class Worktree:
+class Worktree(Struct, frozen=True):
     """One entry of ``git worktree list --porcelain``."""
 
     path: str
@@ -40,8 +40,7 @@ class Worktree:
     is_prunable: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class GitSpace:
+class GitSpace(Struct, frozen=True):
     """Where a path sits in git: its checkout, the repository's main checkout (or the
     bare repository), and the key every checkout of that repository shares."""
 

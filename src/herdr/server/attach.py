@@ -33,6 +33,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import msgspec
+from msgspec import Struct
 
 from herdr.api import protocol
 from herdr.api.attach_messages import (
@@ -220,8 +221,7 @@ class _Sent:
     meta: tuple[object, ...]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class _Slots:
+class _Slots(Struct, frozen=True, eq=False):
     """A client's displayed panes, and what they were computed from."""
 
     stamp: float

@@ -15,6 +15,8 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from msgspec import Struct
+
 from herdr.api import protocol
 from herdr.runtime import worktrees as wt
 from herdr.server.core import ApiError
@@ -37,8 +39,7 @@ _REPO_VARS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class GitResult:
+class GitResult(Struct, frozen=True):
     returncode: int
     stdout: str
     stderr: str

@@ -26,8 +26,10 @@ import binascii
 import json
 import pickle
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
+from msgspec import Struct
 
 from herdr.runtime import layout as lay
 from herdr.runtime.model import Pane, Session, Tab, Workspace, WorktreeMembership
@@ -40,8 +42,7 @@ class HandoffFormatError(ValueError):
     """The document is not one this herdr can adopt (wrong version, malformed)."""
 
 
-@dataclass(frozen=True, slots=True)
-class PaneState:
+class PaneState(Struct, frozen=True):
     """One terminal as the new server must rebuild it."""
 
     terminal_id: str
@@ -61,15 +62,13 @@ class PaneState:
     revision: int = 0  # PaneInfo.revision continues (content_revision checks stay valid)
 
 
-@dataclass(frozen=True, slots=True)
-class LoggedEvent:
+class LoggedEvent(Struct, frozen=True):
     seq: int
     kind: str
     data: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class HandoffDoc:
+class HandoffDoc(Struct, frozen=True):
     """The whole handoff; ``panes`` are in the order their PTY fds were sent."""
 
     protocol: int
@@ -82,7 +81,7 @@ class HandoffDoc:
     events: tuple[LoggedEvent, ...] = ()
     workspace_meta_blob: bytes | None = None
     version: int = HANDOFF_VERSION
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- model

@@ -8,7 +8,8 @@ cursor and Home/End keys honour the application-cursor mode (DECCKM) the program
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from herdr.api.key_names import CHAR_NAMES
 from herdr.vocab import ErrorCode, HerdrError
@@ -22,8 +23,7 @@ class InvalidKey(HerdrError):
         self.key = key
 
 
-@dataclass(frozen=True, slots=True)
-class Key:
+class Key(Struct, frozen=True):
     name: str  # a special key name, or "char"
     char: str = ""
     ctrl: bool = False

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from herdr.api import protocol
 from herdr.runtime import model as m
@@ -25,8 +26,7 @@ from herdr.server.wiring import Call
 from herdr.vocab import ErrorCode
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
+class Source(Struct, frozen=True):
     """The repository a request works on and the parent workspace found for it."""
 
     space: wt.GitSpace  # checkout_path = the main checkout the request starts from

@@ -42,9 +42,10 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+
+from msgspec import Struct
 
 from herdr.api import protocol
 from herdr.persist import history as hist
@@ -86,8 +87,7 @@ class AgentStates(Protocol):
     def resume_recipes(self) -> Mapping[str, resume.ResumeRecipe]: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Timing:
+class Timing(Struct, frozen=True):
     debounce: float = 0.5
     max_delay: float = 5.0
     retry: float = 2.0  # first retry of a failed save; doubles up to retry_max

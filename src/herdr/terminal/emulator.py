@@ -13,8 +13,9 @@ from __future__ import annotations
 import logging
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from herdr.terminal import ghostty_ffi
 from herdr.terminal.escapes import EscapeWatch
@@ -60,8 +61,7 @@ class EmulatorError(RuntimeError):
     """A libghostty-vt call failed (never raised by ``feed``)."""
 
 
-@dataclass(frozen=True, slots=True)
-class InputModes:
+class InputModes(Struct, frozen=True):
     """Terminal modes that decide how keys, mouse and paste are encoded for the pane."""
 
     alternate_screen: bool

@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from herdr.detect.agents import Agent
 from herdr.detect.process import (
@@ -29,8 +30,7 @@ _READ_CHUNK = 65536
 MAX_WALK = 4096  # bound the job walk on pathological process trees
 
 
-@dataclass(frozen=True, slots=True)
-class ProcStat:
+class ProcStat(Struct, frozen=True):
     """The leading fields of /proc/<pid>/stat."""
 
     pid: int

@@ -28,7 +28,8 @@ import subprocess
 import termios
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from herdr.terminal import procfs
 
@@ -62,8 +63,7 @@ class PtyClosed(Exception):
     """The PTY was already torn down."""
 
 
-@dataclass(frozen=True, slots=True)
-class ExitStatus:
+class ExitStatus(Struct, frozen=True):
     """How the child ended: an exit code or a terminating signal (one is None)."""
 
     returncode: int | None

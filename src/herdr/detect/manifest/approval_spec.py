@@ -7,9 +7,8 @@ keys select one; :mod:`herdr.detect.approval` reads a screen with it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import regex
+from msgspec import Struct
 
 from herdr.detect.manifest.errors import ManifestError
 from herdr.detect.manifest.regions import Region, parse_region
@@ -31,8 +30,7 @@ MAX_OPTION_PATTERN_CHARS = 512
 _NEEDS = {KEY_NUMBER: "number", KEY_NUMBER_ENTER: "number", KEY_SHORTCUT: "key"}
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class ApprovalSpec:
+class ApprovalSpec(Struct, frozen=True, eq=False):
     """How to read one rule's dialog: region, question lines, option pattern, key mode."""
 
     region: Region | None

@@ -9,8 +9,9 @@ toast (detection-spec §7.6), so a claude fix leaves a codex pane's hold timers 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Protocol
+
+from msgspec import Struct
 
 from herdr.detect.agents import Agent
 
@@ -26,8 +27,7 @@ class _Loaded(Protocol):
     def digest(self) -> str: ...
 
 
-@dataclass(frozen=True, slots=True)
-class ManifestChange:
+class ManifestChange(Struct, frozen=True):
     """One agent whose active rules differ after a reload (``version`` None: removed)."""
 
     agent: Agent

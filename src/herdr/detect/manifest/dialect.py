@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import regex
+from msgspec import Struct
 
 from herdr.detect.agents import WHITE_SPACE
 
@@ -682,8 +683,7 @@ class _Translator:
         return "\\" + c
 
 
-@dataclass(frozen=True, slots=True)
-class Translation:
+class Translation(Struct, frozen=True):
     """A translated pattern; ``newline_lead`` means: search ``"\\n" + text``, not ``text``."""
 
     text: str

@@ -20,10 +20,10 @@ that is sound: a literal every match must contain is checked first, and each
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from time import perf_counter
 
 import regex
+from msgspec import Struct
 
 from herdr.detect.manifest.regions import ScreenView, Span, rust_lines
 
@@ -36,8 +36,7 @@ EVALUATION_BUDGET_S = 0.25
 _LINE_CHECK_EVERY = 256  # lines between deadline checks in per-line loops
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class RegexMatcher:
+class RegexMatcher(Struct, frozen=True, eq=False):
     """A ``regex`` matcher; with ``newline_lead`` it searches ``"\\n" + text`` (see dialect)."""
 
     source: str
@@ -52,8 +51,7 @@ class RegexMatcher:
         return any(literal not in text for literal in self.required)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class LinePattern:
+class LinePattern(Struct, frozen=True, eq=False):
     """A ``line_regex``: ``exact`` runs per line; ``relaxed`` filters a whole region at once.
 
     ``relaxed`` uses line anchors, so each per-line match is also a relaxed match
@@ -66,8 +64,7 @@ class LinePattern:
     relaxed: RegexMatcher
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Gate:
+class Gate(Struct, frozen=True, eq=False):
     """A validated, compiled gate; ``contains`` needles are already lower-cased."""
 
     contains: tuple[str, ...]

@@ -6,8 +6,9 @@ wholesale on reload), so they are frozen; evaluation only reads them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
+
+from msgspec import Struct
 
 from herdr.detect.manifest.gates import Gate
 from herdr.detect.manifest.regions import Region
@@ -25,8 +26,7 @@ DEFAULT_KNOWN_AGENT_IDLE_FALLBACK = "default_known_agent_idle_fallback"
 UNKNOWN_AGENT_FALLBACK = "unknown_agent"
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Rule:
+class Rule(Struct, frozen=True, eq=False):
     """One validated rule: the fields as written plus the compiled root gate.
 
     ``contains``/``regex``/``line_regex`` and the ``*_count`` fields are the
@@ -57,8 +57,7 @@ class Rule:
         return self.state if self.state is not None else STATE_UNKNOWN
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Manifest:
+class Manifest(Struct, frozen=True, eq=False):
     """A parsed, validated and compiled manifest (bundled, remote or override)."""
 
     id: str
@@ -73,8 +72,7 @@ class Manifest:
         return None if self.version is None else parse_version(self.version)
 
 
-@dataclass(frozen=True, slots=True)
-class DetectionInput:
+class DetectionInput(Struct, frozen=True):
     """What detection sees: the bottom-of-buffer text and the two OSC strings."""
 
     screen: str
@@ -82,8 +80,7 @@ class DetectionInput:
     osc_progress: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class AgentDetection:
+class AgentDetection(Struct, frozen=True):
     """One evaluation's verdict (detection-spec vocabulary)."""
 
     state: str
@@ -105,8 +102,7 @@ class RuleResult(NamedTuple):
     region_text: str
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Evaluation:
+class Evaluation(Struct, frozen=True, eq=False):
     """The detection plus everything explain needs: winner, fallback, per-rule results."""
 
     detection: AgentDetection

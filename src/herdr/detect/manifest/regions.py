@@ -13,9 +13,10 @@ the many rules of one evaluation share that work.
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
+
+from msgspec import Struct
 
 from herdr.detect.agents import WHITE_SPACE
 
@@ -59,8 +60,7 @@ _BLOCK_MARKERS = ("•", "■", "✗", "✓")
 _RULE_CHAR = "─"
 
 
-@dataclass(frozen=True, slots=True)
-class Region:
+class Region(Struct, frozen=True):
     """A validated region selector; ``spec`` is the trimmed text (the per-evaluation cache key)."""
 
     name: str

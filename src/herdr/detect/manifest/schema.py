@@ -9,8 +9,9 @@ checked here; semantic limits live in :mod:`validate`.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from herdr.detect.manifest.errors import ManifestError
 from herdr.detect.manifest.rustfmt import debug_str
@@ -39,8 +40,7 @@ _RULE_KEYS = (
 _APPROVAL_KEYS = ("region", "question_region", "option_pattern", "keys")
 
 
-@dataclass(frozen=True, slots=True)
-class RawGate:
+class RawGate(Struct, frozen=True):
     """A gate as written: matcher strings (not lower-cased) and nested gates."""
 
     contains: tuple[str, ...] = ()
@@ -51,8 +51,7 @@ class RawGate:
     not_: tuple[RawGate, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class RawApproval:
+class RawApproval(Struct, frozen=True):
     """A rule's ``approval`` table as written (validated in :mod:`approval_spec`)."""
 
     region: str | None
@@ -61,8 +60,7 @@ class RawApproval:
     keys: str
 
 
-@dataclass(frozen=True, slots=True)
-class RawRule:
+class RawRule(Struct, frozen=True):
     id: str
     state: str | None
     priority: int
@@ -75,8 +73,7 @@ class RawRule:
     approval: RawApproval | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class RawManifest:
+class RawManifest(Struct, frozen=True):
     id: str
     version: ManifestVersion | None
     min_engine_version: int | None

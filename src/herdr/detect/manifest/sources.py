@@ -12,9 +12,10 @@ import hashlib
 import threading
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+
+from msgspec import Struct
 
 from herdr.config import paths
 from herdr.detect.agents import (
@@ -42,8 +43,7 @@ SOURCE_OVERRIDE = "local override"
 MAX_OVERRIDE_BYTES = 1 << 20
 
 
-@dataclass(frozen=True, slots=True)
-class LoadedManifest:
+class LoadedManifest(Struct, frozen=True):
     """One agent's active manifest and how it was chosen."""
 
     agent: Agent
@@ -75,8 +75,7 @@ class LoadedManifest:
         return self.manifest.version
 
 
-@dataclass(frozen=True, slots=True)
-class ManifestDirs:
+class ManifestDirs(Struct, frozen=True):
     """The two directories manifests are read from besides the package."""
 
     override_dir: Path
@@ -309,8 +308,7 @@ def _apply_remote(base: LoadedManifest, path: Path, bundled: Manifest) -> Loaded
     )
 
 
-@dataclass(frozen=True, slots=True)
-class AgentUpdateStatus:
+class AgentUpdateStatus(Struct, frozen=True):
     """One agent's entry of the remote-update status file."""
 
     last_result: str | None

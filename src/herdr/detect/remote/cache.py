@@ -10,15 +10,15 @@ from __future__ import annotations
 import json
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 Writer = Callable[[Path, bytes], object]
 """Atomic replace of a file's bytes; raises on failure (the old file stays)."""
 
 
-@dataclass(frozen=True, slots=True)
-class AgentStatus:
+class AgentStatus(Struct, frozen=True):
     cached_version: str | None
     attempted_version: str | None
     last_checked_unix: int

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from herdr.detect.agents import Agent, parse_agent_label, rust_trim
 
@@ -23,8 +24,7 @@ class CatalogError(ValueError):
     """The catalog as a whole is unusable; the message is the status ``failed: …`` text."""
 
 
-@dataclass(frozen=True, slots=True)
-class CatalogEntry:
+class CatalogEntry(Struct, frozen=True):
     """One agent's manifest location and, as our extension, its optional SHA-256."""
 
     agent: Agent
@@ -32,8 +32,7 @@ class CatalogEntry:
     sha256: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class Catalog:
+class Catalog(Struct, frozen=True):
     entries: tuple[CatalogEntry, ...]
     warnings: tuple[str, ...]
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from msgspec import Struct
+
 from herdr.detect.agents import Agent, is_full_lifecycle, parse_agent_label
 from herdr.runtime.metadata import (
     EMPTY_PRESENTATION,
@@ -40,16 +42,14 @@ _PROCESS_EXIT = "process_exit"
 # --------------------------------------------------------------------------- records
 
 
-@dataclass(frozen=True, slots=True)
-class SessionRef:
+class SessionRef(Struct, frozen=True):
     """A resumable agent session: an id, or (pi/omp) a session file path."""
 
     kind: Literal["id", "path"]
     value: str
 
 
-@dataclass(frozen=True, slots=True)
-class AgentSession:
+class AgentSession(Struct, frozen=True):
     """A session identity owned by an official (source, agent) pair."""
 
     source: str
@@ -57,8 +57,7 @@ class AgentSession:
     ref: SessionRef
 
 
-@dataclass(frozen=True, slots=True)
-class HookAuthority:
+class HookAuthority(Struct, frozen=True):
     """The accepted state report of one hook source."""
 
     source: str
@@ -69,14 +68,12 @@ class HookAuthority:
     session_ref: SessionRef | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class RecentExit:
+class RecentExit(Struct, frozen=True):
     agent: Agent
     observed_at: int
 
 
-@dataclass(frozen=True, slots=True)
-class _Buffered:
+class _Buffered(Struct, frozen=True):
     """A FULL state report waiting for its session claim (replayed by §9.6)."""
 
     hook: HookAuthority
@@ -95,8 +92,7 @@ class _Parked:
     pending: _Buffered | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Snapshot:
+class Snapshot(Struct, frozen=True):
     """What the outside world sees of a terminal's agent at one moment."""
 
     label: str | None
@@ -137,8 +133,7 @@ class TerminalAgentState:
     seen: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class Update:
+class Update(Struct, frozen=True):
     """What one applied (or ignored) event changed.
 
     ``accepted`` is False when a rule ignored the event (the socket still answers
@@ -185,8 +180,7 @@ class Update:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class _Before:
+class _Before(Struct, frozen=True):
     snapshot: Snapshot
     session: AgentSession | None
     agent_name: str | None

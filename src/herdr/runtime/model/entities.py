@@ -13,6 +13,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from msgspec import Struct
+
 from herdr.runtime import ids
 from herdr.runtime import layout as lay
 from herdr.runtime.layout import Leaf, Node
@@ -86,8 +88,7 @@ class Tab:
             self.root_pane = lay.leaves(root)[0]
 
 
-@dataclass(frozen=True, slots=True)
-class WorktreeMembership:
+class WorktreeMembership(Struct, frozen=True):
     """Which git repository a workspace belongs to, and which checkout of it it shows
     (herdr's ``worktree_space``): the parent checkout (``is_linked_worktree`` false) and
     the linked worktrees opened from it form one group."""
@@ -230,8 +231,7 @@ class Created:
         return f"Created({self.loc!r})"
 
 
-@dataclass(frozen=True, slots=True)
-class Closed:
+class Closed(Struct, frozen=True):
     """Everything a close removed; `terminal_ids` are the processes to stop."""
 
     workspace_ids: tuple[str, ...] = ()
@@ -248,8 +248,7 @@ class Closed:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class ZoomResult:
+class ZoomResult(Struct, frozen=True):
     changed: bool
     zoom_changed: bool
     focus_changed: bool
@@ -258,30 +257,26 @@ class ZoomResult:
     loc: PaneLoc
 
 
-@dataclass(frozen=True, slots=True)
-class SwapResult:
+class SwapResult(Struct, frozen=True):
     changed: bool
     reason: str | None
     source: PaneLoc | None
     target: PaneLoc | None
 
 
-@dataclass(frozen=True, slots=True)
-class FocusResult:
+class FocusResult(Struct, frozen=True):
     changed: bool
     reason: str | None
     source: PaneLoc
     focused: PaneLoc
 
 
-@dataclass(frozen=True, slots=True)
-class ResizeResult:
+class ResizeResult(Struct, frozen=True):
     changed: bool
     loc: PaneLoc
 
 
-@dataclass(frozen=True, slots=True)
-class MoveResult:
+class MoveResult(Struct, frozen=True):
     """Outcome of a pane move; ids are canonical, `loc` is where the pane is now."""
 
     changed: bool
@@ -296,8 +291,7 @@ class MoveResult:
     closed_tab_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ApplyResult:
+class ApplyResult(Struct, frozen=True):
     """A layout applied as a fresh tab; `closed` is the replaced tab, if any."""
 
     created: Created
@@ -307,8 +301,7 @@ class ApplyResult:
 # --------------------------------------------------------------------------- seeds
 
 
-@dataclass(frozen=True, slots=True)
-class PaneSpec:
+class PaneSpec(Struct, frozen=True):
     """Launch description of one pane in a layout tree (layout.apply)."""
 
     cwd: str | None = None
@@ -317,8 +310,7 @@ class PaneSpec:
     env: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class PaneSeed:
+class PaneSeed(Struct, frozen=True):
     """A pane being restored from a snapshot (number kept, fresh terminal)."""
 
     number: int
@@ -327,8 +319,7 @@ class PaneSeed:
     command: tuple[str, ...] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class TabSeed:
+class TabSeed(Struct, frozen=True):
     """A tab being restored; `root` leaves are pane numbers."""
 
     number: int

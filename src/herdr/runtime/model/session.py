@@ -8,8 +8,11 @@ in step by every mutation, so resolving a pane is O(1), not a scan of the sessio
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TypeVar
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from herdr.runtime import ids
 from herdr.runtime import layout as lay
@@ -42,8 +45,7 @@ T = TypeVar("T")
 DEFAULT_AREA = Rect(0, 0, 120, 40)  # headless size, spec §1.1
 
 
-@dataclass(frozen=True, slots=True)
-class _Slot:
+class _Slot(Struct, frozen=True):
     """An indexed pane: where it lives, and the canonical id it was indexed under (kept,
     since a move renumbers the pane before it is indexed again)."""
 
