@@ -13,6 +13,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 import orjson
 
 from herdr.runtime.events import EventBus
@@ -27,9 +28,17 @@ Result = dict[str, Any]
 log = logging.getLogger("herdr.server")
 
 
+def struct_fields(obj: Any) -> Any:
+    """orjson's ``default``: a msgspec Struct (most value types) as its fields, the way
+    orjson writes a dataclass, so a value put in a record as is encodes either way."""
+    if isinstance(obj, msgspec.Struct):
+        return msgspec.structs.asdict(obj)
+    raise TypeError(f"{type(obj).__name__} is not JSON serializable")
+
+
 def encode(obj: Any) -> bytes:
     """One NDJSON line (orjson on the server: ~15x faster than json for our records)."""
-    return orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)
+    return orjson.dumps(obj, default=struct_fields, option=orjson.OPT_APPEND_NEWLINE)
 
 
 class ApiError(HerdrError):

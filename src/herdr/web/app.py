@@ -22,6 +22,7 @@ from aiohttp import WSMsgType, web
 
 from herdr.api import protocol
 from herdr.runtime.events import Event, Filter
+from herdr.server.core import struct_fields
 from herdr.server.transport import Connection
 from herdr.server.wiring import Server
 from herdr.vocab import ErrorCode, HerdrError
@@ -215,7 +216,7 @@ class PageSession:
             self.conn.connection_lost(None)  # held handlers learn the caller is gone
 
     async def _send(self, doc: dict[str, Any]) -> None:
-        await self._send_raw(orjson.dumps(doc))
+        await self._send_raw(orjson.dumps(doc, default=struct_fields))
 
     async def _send_raw(self, line: bytes) -> None:
         if not self.ws.closed:
