@@ -290,9 +290,10 @@ def test_emfile_on_accept_is_logged_and_answered(herdr_env: HerdrEnv) -> None:
     assert record is not None
     assert record["level"] == "error"
     assert "Too many open files" in record["msg"]
-    # descriptors are back: the server accepts again
+    # descriptors are back: the server accepts again, and holds none it did not before
+    # (one it held then may be gone: start-up reads files in the background for a while)
     wait_until(lambda: serves(server.socket_path), message="did not recover")
-    wait_until(lambda: open_fds(server.pid) == used, message="descriptors leaked")
+    wait_until(lambda: open_fds(server.pid) <= used, message="descriptors leaked")
 
 
 # --------------------------------------------------------------------------- the backlog
