@@ -23,10 +23,11 @@ def test_reads_the_whole_file(tmp_path: Path, size: int) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["stat", "cmdline", "environ", f"task/{os.getpid()}/children"], ids=str
+    "name", ["stat", "cmdline", "environ", "task/{pid}/children"], ids=str
 )
 def test_proc_files_read_as_open_reads_them(name: str) -> None:
-    path = f"/proc/self/{name}"
+    # the pid is filled in here, so the test ids are the same in every collecting process
+    path = f"/proc/self/{name.format(pid=os.getpid())}"
     if name == "stat":  # its times move between the two reads: compare the stable part
         ours, theirs = procfs._read_bytes(path), Path(path).read_bytes()
         assert ours is not None and ours.split(b")")[0] == theirs.split(b")")[0]

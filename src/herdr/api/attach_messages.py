@@ -29,6 +29,7 @@ the width and still applies ``rows``) — see :func:`decode_client`.
 from __future__ import annotations
 
 import contextlib
+from functools import cache
 from typing import Annotated, Any, Final, TypeAlias
 
 import msgspec
@@ -271,8 +272,20 @@ SERVER_MESSAGES: Final = (
 # ----------------------------------------------------------------------------- coding
 
 _encoder: Final = msgspec.json.Encoder()
-_client_decoder: Final = msgspec.json.Decoder(ClientMessage)
-_server_decoder: Final = msgspec.json.Decoder(ServerMessage)
+
+
+# Built on first use: building one evaluates its structs' annotations (~2 ms each side on
+# a slow core), and a client only ever decodes server lines, a server client lines.
+@cache
+def _client_decoder() -> msgspec.json.Decoder[ClientMessage]:
+    return msgspec.json.Decoder(ClientMessage)
+
+
+@cache
+def _server_decoder() -> msgspec.json.Decoder[ServerMessage]:
+    return msgspec.json.Decoder(ServerMessage)
+
+
 _any_decoder: Final = msgspec.json.Decoder()
 _CLIENT_TAGS: Final[dict[object, type[ClientMessage]]] = {
     cls.__struct_config__.tag: cls for cls in CLIENT_MESSAGES
@@ -292,7 +305,7 @@ def decode_client(line: bytes) -> ClientMessage | None:
     (its default), so only a line without a known ``t`` or a required field is lost.
     """
     try:
-        return _client_decoder.decode(line)
+        return _client_decoder().decode(line)
     except msgspec.ValidationError:
         pass
     except msgspec.DecodeError:
@@ -318,7 +331,7 @@ def decode_server(line: bytes) -> ServerMessage | None:
     """A server line as its message; ``None`` for a kind this client does not know (a
     newer server). Raises ``ValueError`` (``msgspec.DecodeError``) for a broken line."""
     try:
-        return _server_decoder.decode(line)
+        return _server_decoder().decode(line)
     except msgspec.ValidationError:
         raw = _any_decoder.decode(line)
         if isinstance(raw, dict) and isinstance(raw.get("t"), str) and raw["t"] not in _SERVER_TAGS:

@@ -151,9 +151,11 @@ def _allow_nested() -> bool:
 
 def preload_client() -> None:
     """Import the TUI client's first-frame core (the bulk of a reattach)."""
+    from herdr.cli.quick_msgspec import import_msgspec
     from herdr.cli.quiet_gc import no_gc
 
     with no_gc():
+        import_msgspec()
         import herdr.client.app
         import herdr.client.settings  # noqa: F401
 
@@ -202,6 +204,9 @@ def run_tui(args: argparse.Namespace) -> int:
 def run_local(session: str | None, path: str, notice: str = "") -> int | Switch:
     """The TUI on this computer's server at ``path`` (started if none answers); a
     :class:`Switch` when ``prefix+m`` asked for another machine."""
+    from herdr.cli.quick_msgspec import import_msgspec
+
+    import_msgspec()  # before anything of ours imports it (cycle's Switch is a Struct)
     from herdr.remote.cycle import Switch
 
     try:
@@ -211,13 +216,11 @@ def run_local(session: str | None, path: str, notice: str = "") -> int | Switch:
     except RequestFailed as exc:
         raise CliError(exc.message) from None
 
-    from pathlib import Path
-
     preload_client()
     from herdr.client.app import App
     from herdr.client.settings import load_ui_settings
 
-    settings = load_ui_settings(Path(paths.config_file(os.environ)))
+    settings = load_ui_settings(paths.config_file(os.environ))
     label = session or paths.DEFAULT_SESSION
     while True:
         app = App(

@@ -20,7 +20,6 @@ import os
 import signal
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, Literal, cast
 
 from msgspec.structs import replace
@@ -76,6 +75,7 @@ from herdr.config.paths import config_file, state_dir
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import asyncio
+    from pathlib import Path
 
     from herdr.client import actions as a
     from herdr.client import copymode as cm
@@ -368,6 +368,8 @@ class App:
     def release_notes_hint(self) -> None:
         """After an upgrade, say once where the news is; the server records it as
         dismissed (``release_notes.dismiss``), so the next attach stays quiet."""
+        from pathlib import Path
+
         from herdr.persist import dismissals
 
         seen = dismissals.load_optional(Path(state_dir(os.environ)))
@@ -1322,7 +1324,7 @@ class App:
 
     def _config_problems(self) -> tuple[str, ...]:
         """Every problem of the config file, ``file:line:col: …`` (for the banner)."""
-        path = self.config_path or Path(config_file(os.environ))
+        path = self.config_path or config_file(os.environ)  # a str: no pathlib yet
         if not os.path.exists(path):
             return ()  # no file, no problems (the checker is not even imported)
         from herdr.config.health import read_health
@@ -1330,6 +1332,8 @@ class App:
         return tuple(read_health(path=str(path)).lines())
 
     def config_file(self) -> Path:
+        from pathlib import Path
+
         return self.config_path or Path(config_file(os.environ))
 
     def reload_settings(self, settings: UiSettings) -> list[str]:
@@ -1571,9 +1575,15 @@ def _look(settings: UiSettings, help_lines: tuple[tuple[str, str], ...]) -> Look
 
 
 def _run_loop(main: Any) -> ExitReason:
-    """``asyncio.run``, on uvloop when it imports (a dependency; asyncio otherwise)."""
+    """``asyncio.run``, on uvloop when it imports (a dependency; asyncio otherwise).
+
+    The loop's imports come after the first frame (``early_frame``) and are made with
+    the collector paused and their objects frozen, as the first frame's are."""
+    from herdr.cli.quiet_gc import no_gc
+
     try:
-        import uvloop
+        with no_gc():
+            import uvloop
     except ImportError:
         result: ExitReason = asyncio.run(main)
         return result

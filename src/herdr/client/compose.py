@@ -23,9 +23,10 @@ reports to the server as its size.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal, NamedTuple, TypeAlias
+
+from msgspec import Struct, field
 
 from herdr.client import panels
 from herdr.client.ansi import RESET, clip_ansi, color_sgr, fit, sgr, slice_ansi, text_width
@@ -75,9 +76,9 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class _Static:
-    """Everything of a frame except pane contents: rebuilt only when state changes."""
+class _Static(Struct, frozen=True):
+    """Everything of a frame except pane contents: rebuilt only when state changes (made
+    in C: a dataclass here would import ``dataclasses`` before the first frame)."""
 
     chrome: Chrome
     plans: tuple[tuple[_Plan, ...], ...]  # per frame row
@@ -92,13 +93,9 @@ class _Static:
     focused: int | None  # the index of the focused pane
     # The last rows composed on this static part, with the pane rows they came from:
     # a frame that changes one row of one pane (typing) recomposes only that row.
-    memo: list[tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]] = field(
-        default_factory=list, compare=False
-    )
+    memo: list[tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]] = field(default_factory=list)
     # The focused pane's cursor → frame cell, for :func:`patch`.
-    cells: dict[tuple[int, int], tuple[int, int] | None] = field(
-        default_factory=dict, compare=False
-    )
+    cells: dict[tuple[int, int], tuple[int, int] | None] = field(default_factory=dict)
 
 
 # A row plan item: static text, a whole clipped pane row (pane, row), or a part of one
