@@ -22,9 +22,7 @@ def test_reads_the_whole_file(tmp_path: Path, size: int) -> None:
     assert procfs._read_bytes(str(path)) == data
 
 
-@pytest.mark.parametrize(
-    "name", ["stat", "cmdline", "environ", "task/{pid}/children"], ids=str
-)
+@pytest.mark.parametrize("name", ["stat", "cmdline", "environ", "task/{pid}/children"], ids=str)
 def test_proc_files_read_as_open_reads_them(name: str) -> None:
     # the pid is filled in here, so the test ids are the same in every collecting process
     path = f"/proc/self/{name.format(pid=os.getpid())}"
