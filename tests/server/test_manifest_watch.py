@@ -3,13 +3,20 @@ server's stat poll (``$HERDR_AGENT_MANIFEST_WATCH_S``, tiny here) sees them."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from herdr.server.manifest_watch import WATCH_S, signature, watch_interval
+from herdr.server.manifest_watch import (
+    WARM_UP_S,
+    WATCH_S,
+    signature,
+    warm_up_delay,
+    watch_interval,
+)
 from herdr_testing import HerdrEnv, ServerHandle, wait_until
 from herdr_testing.fake_env import (
     new_workspace,
@@ -38,6 +45,45 @@ PROMPT_BLOCKS = MANIFEST.replace('"2026.12.1"', '"2026.12.2"').replace(
 )
 def test_watch_interval(raw: str, expected: float | None) -> None:
     assert watch_interval({"HERDR_AGENT_MANIFEST_WATCH_S": raw}) == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [("", WARM_UP_S), ("0", 0.0), ("4", 4.0), ("soon", WARM_UP_S), ("-1", WARM_UP_S)],
+    ids=["default", "at-once", "configured", "garbage", "negative"],
+)
+def test_warm_up_delay(raw: str, expected: float) -> None:
+    assert warm_up_delay({"HERDR_AGENT_MANIFEST_WARM_UP_S": raw}) == expected
+
+
+def _log_messages(env: dict[str, str]) -> list[str]:
+    path = Path(env["XDG_STATE_HOME"]) / "herdr" / "server.log"
+    text = path.read_text() if path.exists() else ""
+    return [json.loads(line).get("msg", "") for line in text.splitlines() if line.strip()]
+
+
+def test_the_rules_are_compiled_after_start_up_not_beside_it(herdr_env: HerdrEnv) -> None:
+    """The start-up build waits (here: longer than the test) while a client creates a
+    workspace and its shell prints; asked for, the rules are built on demand."""
+    herdr_env.env["HERDR_AGENT_MANIFEST_WARM_UP_S"] = "600"
+    server = ServerHandle(herdr_env, herdr_env.start_server())
+    pane = f"{new_workspace(server)}:p1"
+    wait_until(lambda: screen(server, pane).strip() != "", timeout=20, message="no prompt")
+    messages = _log_messages(server.env)
+    assert "listening" in messages
+    assert "agent manifests warmed" not in messages
+    listing = server.request("server.agent_manifests", {})
+    assert "result" in listing, listing  # built when needed
+
+
+def test_the_rules_are_warmed_once_the_delay_is_over(herdr_env: HerdrEnv) -> None:
+    herdr_env.env["HERDR_AGENT_MANIFEST_WARM_UP_S"] = "0"
+    server = ServerHandle(herdr_env, herdr_env.start_server())
+    wait_until(
+        lambda: "agent manifests warmed" in _log_messages(server.env),
+        timeout=20,
+        message="the start-up build never ran",
+    )
 
 
 def test_signature_sees_edits_but_never_follows_a_symlink(tmp_path: Path) -> None:

@@ -1,5 +1,8 @@
 """Hot reload of user kinds and local overrides without ``reload-agent-manifests``.
 
+The compiled rules are built off the loop ``$HERDR_AGENT_MANIFEST_WARM_UP_S`` seconds
+(default 1.5) after start, when the client that started the server has its first frame.
+
 A cheap stat poll (no new dependency, works on every filesystem): every
 ``$HERDR_AGENT_MANIFEST_WATCH_S`` seconds (default 2; ``0`` turns it off) the server
 lists ``$XDG_CONFIG_HOME/herdr/agents/`` and ``…/agent-detection/`` and compares each
@@ -19,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -73,13 +77,31 @@ def signature(directories: Sequence[Path]) -> Signature:
     return tuple(out)
 
 
+# The cache is warmed this long after start: compiling every manifest (~80-150 ms of
+# CPU here) on a thread holds the GIL beside the loop, and at start-up the loop is
+# serving the client that launched the server (a cold `herdr`'s first prompt showed
+# ~80 ms later with it). A detection that needs a manifest sooner builds it then.
+WARM_UP_ENV = "HERDR_AGENT_MANIFEST_WARM_UP_S"
+WARM_UP_S = 1.5
+
+
+def warm_up_delay(env: Mapping[str, str]) -> float:
+    """``$HERDR_AGENT_MANIFEST_WARM_UP_S`` (seconds after start), else 1.5."""
+    try:
+        value = float(env.get(WARM_UP_ENV, "").strip() or WARM_UP_S)
+    except ValueError:
+        return WARM_UP_S
+    return value if 0 <= value < float("inf") else WARM_UP_S
+
+
 class ManifestWatcher:
     """Owns the poll task; the first pass also warms the manifest cache (the baseline
-    a reload diffs against)."""
+    a reload diffs against), once start-up is over."""
 
     def __init__(self, reloader: ManifestReloader, env: Mapping[str, str]) -> None:
         self._reloader = reloader
         self._interval = watch_interval(env)
+        self._warm_up_s = warm_up_delay(env)
         dirs = reloader.agents.manifests.dirs
         self._directories = [d for d in (dirs.user_dir, dirs.override_dir) if d is not None]
         self._task = BackgroundTask("manifest-watch", self._run)
@@ -91,8 +113,12 @@ class ManifestWatcher:
         await self._task.stop()
 
     async def _run(self) -> None:
-        last = await asyncio.to_thread(signature, self._directories)
-        await asyncio.to_thread(self._reloader.agents.manifests.all)
+        last = await asyncio.to_thread(signature, self._directories)  # before: an edit
+        await asyncio.sleep(self._warm_up_s)  # from now on reads as a change
+        started = time.monotonic()
+        built = await asyncio.to_thread(self._reloader.agents.manifests.all)
+        elapsed_ms = round((time.monotonic() - started) * 1000)
+        log.info("agent manifests warmed", extra={"agents": len(built), "ms": elapsed_ms})
         if self._interval is None:
             return
         while True:
