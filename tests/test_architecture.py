@@ -266,3 +266,20 @@ def test_server_modules_import_no_cycle(module: str) -> None:
     core.py and panes.py do not import each other round (they did, via TYPE_CHECKING)."""
     cycle = _cycle_from(_server_graph(), module)
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+# What a server's start does not need: the manifest download (urllib.request with
+# http.client and email), the integration installer, the web view's aiohttp; each is
+# imported where it is first used.
+NOT_AT_SERVER_START = ("urllib.request", "herdr.integrations.install", "aiohttp")
+
+
+def test_server_start_imports_leave_out_what_waits() -> None:
+    probe = "import sys, herdr.server.app\nprint(' '.join(sorted(sys.modules)))\n"
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    loaded = set(proc.stdout.split())
+    assert "herdr.server.methods_integrations" in loaded
+    assert "herdr.server.manifest_updates" in loaded
+    assert [m for m in NOT_AT_SERVER_START if m in loaded] == []
