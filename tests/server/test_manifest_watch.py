@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from herdr.server.manifest_watch import (
+    QUIET_S,
     WARM_UP_S,
     WATCH_S,
     signature,
@@ -83,6 +85,28 @@ def test_the_rules_are_warmed_once_the_delay_is_over(herdr_env: HerdrEnv) -> Non
         lambda: "agent manifests warmed" in _log_messages(server.env),
         timeout=20,
         message="the start-up build never ran",
+    )
+
+
+def test_the_rules_wait_for_a_moment_without_output(herdr_env: HerdrEnv) -> None:
+    """A pane printing (as an echo of typing does) holds the build back; it runs once
+    the pane is quiet."""
+    herdr_env.env["HERDR_AGENT_MANIFEST_WARM_UP_S"] = "0"
+    server = ServerHandle(herdr_env, herdr_env.start_server())
+    pane = f"{new_workspace(server)}:p1"
+    loop = "while :; do echo tick; sleep 0.05; done"
+    ok(server.request("pane.send_input", {"pane_id": pane, "text": loop, "keys": ["Enter"]}))
+    wait_until(lambda: "tick" in screen(server, pane), timeout=20, message="no output")
+    quiet = QUIET_S * 4  # four chances to see a quiet moment, if the output did not count
+    deadline = time.monotonic() + quiet
+    while time.monotonic() < deadline:
+        assert "agent manifests warmed" not in _log_messages(server.env)
+        time.sleep(0.1)
+    ok(server.request("pane.send_input", {"pane_id": pane, "keys": ["ctrl+c"]}))
+    wait_until(
+        lambda: "agent manifests warmed" in _log_messages(server.env),
+        timeout=20,
+        message="the build never ran once the pane was quiet",
     )
 
 

@@ -206,7 +206,10 @@ async def _main(
     reloader = manifest_notice.for_server(server)
     updates = ManifestUpdater(reloader, env, enabled=server.panes.settings.manifest_check)
     updates.start()
-    watcher = ManifestWatcher(reloader, env)
+    terminals = server.panes.terminals
+    watcher = ManifestWatcher(
+        reloader, env, activity=lambda: sum(t.revision for t in terminals.values())
+    )
     watcher.start()
     try:
         await server.stopping.wait()

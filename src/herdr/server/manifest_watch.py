@@ -1,7 +1,8 @@
 """Hot reload of user kinds and local overrides without ``reload-agent-manifests``.
 
 The compiled rules are built off the loop ``$HERDR_AGENT_MANIFEST_WARM_UP_S`` seconds
-(default 1.5) after start, when the client that started the server has its first frame.
+(default 1.5) after start, when the client that started the server has its first frame,
+and once no pane has printed for half a second (an echo is output: not while typing).
 
 A cheap stat poll (no new dependency, works on every filesystem): every
 ``$HERDR_AGENT_MANIFEST_WATCH_S`` seconds (default 2; ``0`` turns it off) the server
@@ -23,7 +24,7 @@ import asyncio
 import logging
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from herdr.server.background import BackgroundTask
@@ -77,12 +78,16 @@ def signature(directories: Sequence[Path]) -> Signature:
     return tuple(out)
 
 
-# The cache is warmed this long after start: compiling every manifest (~80-150 ms of
-# CPU here) on a thread holds the GIL beside the loop, and at start-up the loop is
-# serving the client that launched the server (a cold `herdr`'s first prompt showed
-# ~80 ms later with it). A detection that needs a manifest sooner builds it then.
+# The cache is warmed this long after start, in a quiet moment: compiling every manifest
+# (~80-150 ms of CPU here) on a thread holds the GIL beside the loop. At start-up the loop
+# serves the client that launched the server (a cold `herdr`'s first prompt showed ~80 ms
+# later with it); a second later that client may be typing (keys typed during the build
+# echoed up to ~30 ms late). So the build waits for QUIET_S without pane output (an echo
+# is output), at most QUIET_WAIT_S. A detection that needs a manifest sooner builds it.
 WARM_UP_ENV = "HERDR_AGENT_MANIFEST_WARM_UP_S"
 WARM_UP_S = 1.5
+QUIET_S = 0.5
+QUIET_WAIT_S = 30.0
 
 
 def warm_up_delay(env: Mapping[str, str]) -> float:
@@ -98,8 +103,15 @@ class ManifestWatcher:
     """Owns the poll task; the first pass also warms the manifest cache (the baseline
     a reload diffs against), once start-up is over."""
 
-    def __init__(self, reloader: ManifestReloader, env: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        reloader: ManifestReloader,
+        env: Mapping[str, str],
+        activity: Callable[[], int] = lambda: 0,
+    ) -> None:
+        """``activity``: a number that moves whenever a pane prints (its revisions)."""
         self._reloader = reloader
+        self._activity = activity
         self._interval = watch_interval(env)
         self._warm_up_s = warm_up_delay(env)
         dirs = reloader.agents.manifests.dirs
@@ -112,9 +124,22 @@ class ManifestWatcher:
     async def stop(self) -> None:
         await self._task.stop()
 
+    async def _quiet_moment(self) -> None:
+        """The warm-up delay, then until no pane printed for ``QUIET_S`` (or
+        ``QUIET_WAIT_S`` passed: a pane that never stops must not keep it cold)."""
+        await asyncio.sleep(self._warm_up_s)
+        deadline = time.monotonic() + QUIET_WAIT_S
+        seen = self._activity()
+        while time.monotonic() < deadline:
+            await asyncio.sleep(QUIET_S)
+            now = self._activity()
+            if now == seen:
+                return
+            seen = now
+
     async def _run(self) -> None:
         last = await asyncio.to_thread(signature, self._directories)  # before: an edit
-        await asyncio.sleep(self._warm_up_s)  # from now on reads as a change
+        await self._quiet_moment()  # from now on reads as a change
         started = time.monotonic()
         built = await asyncio.to_thread(self._reloader.agents.manifests.all)
         elapsed_ms = round((time.monotonic() - started) * 1000)
