@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from herdr_testing import HerdrEnv
+
 SRC = Path(__file__).resolve().parents[1] / "src" / "herdr"
 
 IO_MODULES = frozenset(
@@ -283,3 +285,20 @@ def test_server_start_imports_leave_out_what_waits() -> None:
     assert "herdr.server.methods_integrations" in loaded
     assert "herdr.server.manifest_updates" in loaded
     assert [m for m in NOT_AT_SERVER_START if m in loaded] == []
+
+
+def test_a_started_server_parses_no_arguments_with_argparse(herdr_env: HerdrEnv) -> None:
+    # `herdr server [--session NAME]` is how the launcher starts one: a cold start waits
+    # for it, and argparse with its parsers is ~11 ms of that
+    for args in ((), ("--session", "work")):
+        server = herdr_env.start_server(*args, env={"PYTHONPROFILEIMPORTTIME": "1"})
+        try:
+            loaded = {
+                line.rsplit("|", 1)[-1].strip()
+                for line in server.log_text().splitlines()
+                if line.startswith("import time:")
+            }
+            assert "herdr.server.app" in loaded
+            assert "argparse" not in loaded and "herdr.cli.parsing" not in loaded, args
+        finally:
+            server.stop()

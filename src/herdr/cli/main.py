@@ -381,6 +381,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return simple
     if not argv and machine is None:  # bare `herdr`: start-or-attach, no parser to build
         return _bare_tui()
+    if machine is None:
+        served = _plain_server(argv)
+        if served is not None:
+            return served
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if args.default_config:
@@ -430,6 +434,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     return 0
+
+
+def _plain_server(argv: Sequence[str]) -> int | None:
+    """``herdr server [--session NAME]`` (how the launcher starts one) without argparse:
+    ~11 ms of every cold start. Anything else, or a name the session rules refuse, is
+    left to the parser (which owns the usage errors)."""
+    if list(argv) == ["server"]:
+        session = None
+    elif len(argv) == 3 and argv[:2] == ["server", "--session"] and argv[2][:1] != "-":
+        session = argv[2]
+    else:
+        return None
+    import types
+
+    from herdr.config.paths import active_session
+
+    try:
+        active_session(os.environ, session)
+    except ValueError:
+        return None
+    from herdr.cli.server import run_server
+
+    args = types.SimpleNamespace(session=session, handoff_fd=None)
+    try:
+        return run_server(args)  # type: ignore[arg-type]
+    except UsageError as exc:
+        sys.stderr.write(f"herdr: error: {exc}\n")
+        return 2
+    except CliError as exc:
+        print(f"herdr: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
 
 
 def _bare_tui() -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -18,6 +17,10 @@ from herdr.cli.transport import (
     request_id,
     socket_path_for,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse  # annotations only: the server's start does not parse with it
 
 STOP_WAIT_S = 5.0
 
