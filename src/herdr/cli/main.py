@@ -442,7 +442,7 @@ def _plain_server(argv: Sequence[str]) -> int | None:
     left to the parser (which owns the usage errors)."""
     if list(argv) == ["server"]:
         session = None
-    elif len(argv) == 3 and argv[:2] == ["server", "--session"] and argv[2][:1] != "-":
+    elif len(argv) == 3 and list(argv[:2]) == ["server", "--session"] and argv[2][:1] != "-":
         session = argv[2]
     else:
         return None
@@ -456,17 +456,7 @@ def _plain_server(argv: Sequence[str]) -> int | None:
         return None
     from herdr.cli.server import run_server
 
-    args = types.SimpleNamespace(session=session, handoff_fd=None)
-    try:
-        return run_server(args)  # type: ignore[arg-type]
-    except UsageError as exc:
-        sys.stderr.write(f"herdr: error: {exc}\n")
-        return 2
-    except CliError as exc:
-        print(f"herdr: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
+    return _without_parser(run_server, types.SimpleNamespace(session=session, handoff_fd=None))
 
 
 def _bare_tui() -> int:
@@ -475,8 +465,13 @@ def _bare_tui() -> int:
 
     from herdr.cli.launch import run_tui
 
+    return _without_parser(run_tui, types.SimpleNamespace(session=None))
+
+
+def _without_parser(handler: Handler, args: object) -> int:
+    """Run a handler for a command line no parser read, reporting errors as main does."""
     try:
-        return run_tui(types.SimpleNamespace(session=None))  # type: ignore[arg-type]
+        return handler(args)  # type: ignore[arg-type]
     except UsageError as exc:
         sys.stderr.write(f"herdr: error: {exc}\n")
         return 2
