@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from herdr.terminal import views
-from herdr.terminal.emulator import DEFAULT_SCROLLBACK_BYTES, Emulator, InputModes
+from herdr.terminal.emulator import DEFAULT_SCROLLBACK_BYTES, NO_LINE_CAP, Emulator, InputModes
 
 
 def emu(cols: int = 20, rows: int = 5) -> Emulator:
@@ -84,13 +84,41 @@ def test_input_modes() -> None:
     assert not e.mode(2026)
 
 
-def test_scrollback_has_both_limits() -> None:
+def test_scrollback_is_bounded_in_bytes_only() -> None:
+    """herdr's limit is bytes; a line cap makes the library trim row by row (slow)."""
     e = emu(cols=40, rows=10)
-    assert e.scrollback_limits == (10_000, DEFAULT_SCROLLBACK_BYTES)
+    assert e.scrollback_limits == (NO_LINE_CAP, DEFAULT_SCROLLBACK_BYTES)
     e.feed(b"".join(b"line %05d\r\n" % i for i in range(12_000)))
-    # The library's default byte cap would keep only a page or two (~230 rows).
-    assert e.scrollback_rows > 5_000
+    # The library's default byte cap would keep only a page or two (~230 rows); a
+    # 10 000-line cap would stop at 10 000.
+    assert e.scrollback_rows == 12_000 - 10 + 1
     assert e.total_rows == e.scrollback_rows + 10
+
+
+@pytest.mark.parametrize(
+    ("cols", "limit_bytes"), [(40, 1_000_000), (80, 2_000_000), (200, 2_000_000)]
+)
+def test_the_byte_cap_bounds_the_rows_kept(cols: int, limit_bytes: int) -> None:
+    e = Emulator(cols, 10, scrollback_bytes=limit_bytes)
+    e.feed(b"".join(b"line %05d\r\n" % i for i in range(20_000)))
+    kept = e.scrollback_rows
+    assert 0 < kept < 20_000
+    # about one row of cells per row kept (8 bytes a cell), never past the cap
+    assert kept * cols * 8 <= limit_bytes
+    assert kept * cols * 8 >= limit_bytes // 3
+
+
+def test_a_line_cap_still_applies_when_asked() -> None:
+    e = Emulator(40, 10, scrollback_lines=500)
+    assert e.scrollback_limits == (500, DEFAULT_SCROLLBACK_BYTES)
+    e.feed(b"".join(b"line %05d\r\n" % i for i in range(2_000)))
+    assert 500 <= e.scrollback_rows < 2_000 - 10  # at least the cap, page-granular
+
+
+def test_the_default_cap_is_the_servers_default() -> None:
+    from herdr.config.server_settings import ServerSettings
+
+    assert ServerSettings().scrollback_limit_bytes == DEFAULT_SCROLLBACK_BYTES
 
 
 def test_resize_reflows_and_counts() -> None:
