@@ -43,6 +43,23 @@ def test_output_beyond_the_cap_stops_git(tmp_path: Path) -> None:
     assert len(result.stdout) <= g.MAX_OUTPUT
 
 
+def test_a_background_job_holding_the_output_does_not_hold_the_call(tmp_path: Path) -> None:
+    # a post-checkout hook or an alias that starts `job &` leaves git's stdout open
+    # after git exits; the call must answer with what git printed, not time out
+    argv = ["-c", "alias.bg=!(sleep 4; echo late) & echo started", "bg"]
+    result = asyncio.run(g.run_git(argv, _env(tmp_path), timeout=3))
+    assert result.returncode == 0
+    assert result.stdout == "started\n"
+    assert not result.overflowed
+
+
+def test_a_git_that_fails_still_reports_its_code_and_output(tmp_path: Path) -> None:
+    result = asyncio.run(
+        g.run_git(["-c", "alias.no=!echo out; echo err >&2; exit 3", "no"], _env(tmp_path))
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (3, "out\n", "err\n")
+
+
 def test_a_path_that_looks_like_an_option_stays_a_path(tmp_path: Path) -> None:
     odd = tmp_path / "--help"
     odd.mkdir()

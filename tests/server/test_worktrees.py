@@ -6,6 +6,7 @@ has one specific code and leaves git and the session as they were.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -388,6 +389,30 @@ def test_concurrent_requests_are_answered_while_git_runs(
     finally:
         release.touch()
         held.close()
+
+
+def test_a_hook_that_leaves_a_job_running_does_not_hold_the_create(
+    repo_server: tuple[ServerHandle, Path],
+) -> None:
+    """A post-checkout hook that starts a background job (a watcher, an install) leaves
+    git's output open after git exits: the create still answers, it does not time out."""
+    server, repo = repo_server
+    pid_file = server.herdr.root / "job.pid"
+    hook = repo / ".git" / "hooks" / "post-checkout"
+    hook.write_text(
+        f"#!/bin/sh\nsleep 120 &\necho $! > '{pid_file}'\necho hook-done\n", encoding="utf-8"
+    )
+    hook.chmod(0o755)
+    try:
+        created = ok(server.request("worktree.create", {"cwd": str(repo), "branch": "hooked"}))
+        assert created["worktree"]["branch"] == "hooked"
+        assert created["worktree"]["path"] in git_worktrees(server.herdr, repo)
+        job = int(pid_file.read_text().strip())
+        os.kill(job, 0)  # the user's job is left alone: it is still running
+    finally:
+        if pid_file.exists():
+            with contextlib.suppress(ProcessLookupError, ValueError):
+                os.kill(int(pid_file.read_text().strip()), 9)
 
 
 def _as_nobody_possible() -> bool:

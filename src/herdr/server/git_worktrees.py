@@ -24,6 +24,10 @@ from herdr.server.trusted_repos import TrustedRepos
 
 GIT_TIMEOUT = 30.0  # seconds; a worktree add of a big checkout takes a while
 MAX_OUTPUT = 4 << 20  # bytes of stdout (or stderr) beyond which git is stopped
+# After git exits, what it printed is read for this long; a pipe still held open past it
+# (by a background job a hook or alias started) is closed, not waited for till the timeout.
+OUTPUT_GRACE_S = 0.5
+_EXIT_POLL_S = 0.05
 _MAX_TRUST_RETRIES = 4  # a checkout, its gitdir and the common dir can each be refused
 
 # Variables that would point git at another repository than the one we name.
@@ -98,9 +102,20 @@ async def run_git(
         )
         return any(more)
 
+    reading = asyncio.ensure_future(collect())
+    exited = asyncio.ensure_future(_exited(proc))
     try:
-        overflowed = await asyncio.wait_for(collect(), timeout)
-        await asyncio.wait_for(proc.wait(), timeout)
+        async with asyncio.timeout(timeout):
+            await asyncio.wait({reading, exited}, return_when=asyncio.FIRST_COMPLETED)
+            if reading.done():
+                await proc.wait()  # its pipes are closed: this ends with the process
+            else:
+                # git is gone but something it started (a hook's `job &`) still holds
+                # its output open: read what is there, then stop waiting for the rest
+                await asyncio.wait({reading}, timeout=OUTPUT_GRACE_S)
+        overflowed = len(out) >= MAX_OUTPUT or len(err) >= MAX_OUTPUT
+        if reading.done() and not reading.cancelled():
+            overflowed = reading.result() or overflowed
         _close(proc)
     except TimeoutError:
         _kill(proc)
@@ -112,8 +127,18 @@ async def run_git(
         _kill(proc)
         await asyncio.shield(_reap(proc))
         raise
+    finally:
+        reading.cancel()
+        exited.cancel()
     code = proc.returncode if proc.returncode is not None else -1
     return GitResult(code, _text(out), _text(err), overflowed)
+
+
+async def _exited(proc: asyncio.subprocess.Process) -> None:
+    """Until git itself has exited (``proc.wait()`` also waits for its pipes to close,
+    which a process it left behind may hold open for ever)."""
+    while proc.returncode is None:
+        await asyncio.sleep(_EXIT_POLL_S)
 
 
 def _text(data: bytearray) -> str:
