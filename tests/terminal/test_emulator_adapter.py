@@ -11,7 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from herdr.terminal import views
-from herdr.terminal.emulator import DEFAULT_SCROLLBACK_BYTES, NO_LINE_CAP, Emulator, InputModes
+from herdr.terminal.emulator import (
+    DEFAULT_SCROLLBACK_BYTES,
+    DEFAULT_SCROLLBACK_LINES,
+    Emulator,
+    InputModes,
+)
 
 
 def emu(cols: int = 20, rows: int = 5) -> Emulator:
@@ -84,13 +89,15 @@ def test_input_modes() -> None:
     assert not e.mode(2026)
 
 
-def test_scrollback_is_bounded_in_bytes_only() -> None:
-    """herdr's limit is bytes; a line cap makes the library trim row by row (slow)."""
+def test_scrollback_is_bounded_in_bytes_and_far_out_in_rows() -> None:
+    """herdr's limit is bytes; a binding line cap makes the library trim row by row
+    (slow), so the rows cap sits where only narrow panes reach it."""
     e = emu(cols=40, rows=10)
-    assert e.scrollback_limits == (NO_LINE_CAP, DEFAULT_SCROLLBACK_BYTES)
+    assert e.scrollback_limits == (DEFAULT_SCROLLBACK_LINES, DEFAULT_SCROLLBACK_BYTES)
+    assert DEFAULT_SCROLLBACK_LINES >= 20_000
     e.feed(b"".join(b"line %05d\r\n" % i for i in range(12_000)))
-    # The library's default byte cap would keep only a page or two (~230 rows); a
-    # 10 000-line cap would stop at 10 000.
+    # The library's default byte cap would keep only a page or two (~230 rows); the
+    # old 10 000-line cap would stop at 10 000.
     assert e.scrollback_rows == 12_000 - 10 + 1
     assert e.total_rows == e.scrollback_rows + 10
 
@@ -106,6 +113,13 @@ def test_the_byte_cap_bounds_the_rows_kept(cols: int, limit_bytes: int) -> None:
     # about one row of cells per row kept (8 bytes a cell), never past the cap
     assert kept * cols * 8 <= limit_bytes
     assert kept * cols * 8 >= limit_bytes // 3
+
+
+def test_at_80_columns_the_bytes_bind_before_the_rows() -> None:
+    e = Emulator(80, 24)
+    e.feed(b"".join(b"line %06d\r\n" % i for i in range(60_000)))
+    kept = e.scrollback_rows
+    assert 10_000 < kept < DEFAULT_SCROLLBACK_LINES  # bounded by the 10 MB, not by rows
 
 
 def test_a_line_cap_still_applies_when_asked() -> None:

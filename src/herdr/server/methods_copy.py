@@ -70,7 +70,7 @@ def _rows(em: Emulator, first: int, last: int) -> list[tm.TextRow]:
 
 # Every row of a terminal at one revision: repeating a search (``n``/``N``) on a pane
 # that has not changed reads nothing again. The read is the part that must stay on the
-# loop (the emulator is not thread-safe), ~25 ms for 10,000 rows.
+# loop (the emulator is not thread-safe), ~2.5 us a row: <= ~50 ms at the 20 000-row cap.
 _ALL_ROWS: weakref.WeakKeyDictionary[Terminal, tuple[int, list[tm.TextRow]]] = (
     weakref.WeakKeyDictionary()
 )

@@ -36,12 +36,14 @@ _GRID_REF = ghostty_ffi.function_as(
 )
 
 # The scrollback is bounded in bytes, as herdr's ``advanced.scrollback_limit_bytes``
-# (whose default this is). No line cap by default: libghostty-vt trims a line-capped
-# scrollback row by row but a byte-capped one a page at a time, and where the line cap
-# binds first (80-100 columns at 10 MB) plain output parsed 3.4x slower (74 vs 254
-# MB/s at 80x50, measured in docs/performance.md).
+# (whose default this is), and in rows only far out: libghostty-vt trims a line-capped
+# scrollback row by row but a byte-capped one a page at a time, and where a 10 000-line
+# cap bound first (80-100 columns at 10 MB) plain output parsed 3.4x slower (74 vs 254
+# MB/s at 80x50). At 20 000 rows the bytes bind first from ~60 columns; below that the
+# rows cap what walks the whole buffer row by row (copy-mode search reads ~2.5 us a row,
+# on the loop), docs/performance.md.
 DEFAULT_SCROLLBACK_BYTES = 10_000_000
-NO_LINE_CAP = 1 << 40
+DEFAULT_SCROLLBACK_LINES = 20_000
 _MAX_DIM = 0xFFFF
 
 # DEC private modes the server cares about.
@@ -99,7 +101,7 @@ class Emulator:
         self,
         cols: int,
         rows: int,
-        scrollback_lines: int | None = None,
+        scrollback_lines: int = DEFAULT_SCROLLBACK_LINES,
         scrollback_bytes: int = DEFAULT_SCROLLBACK_BYTES,
         on_reply: ReplyCallback | None = None,
     ) -> None:
@@ -108,8 +110,7 @@ class Emulator:
         handle = ffi.new("GhosttyTerminal*")
         _check(lib.ghostty_terminal_new(ffi.NULL, handle, self._cols, self._rows), "terminal_new")
         self._t: Any = handle[0]
-        lines = NO_LINE_CAP if scrollback_lines is None else scrollback_lines
-        self._set_size_t(lib.GHOSTTY_TERMINAL_OPT_SCROLLBACK_MAX_LINES, lines)
+        self._set_size_t(lib.GHOSTTY_TERMINAL_OPT_SCROLLBACK_MAX_LINES, scrollback_lines)
         self._set_size_t(lib.GHOSTTY_TERMINAL_OPT_SCROLLBACK_MAX_BYTES, scrollback_bytes)
 
         rs = ffi.new("GhosttyRenderState*")
