@@ -11,6 +11,7 @@ import pytest
 
 from herdr.server import git_worktrees as g
 from herdr.server.core import ApiError
+from herdr_testing import wait_until
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
@@ -58,6 +59,38 @@ def test_a_git_that_fails_still_reports_its_code_and_output(tmp_path: Path) -> N
         g.run_git(["-c", "alias.no=!echo out; echo err >&2; exit 3", "no"], _env(tmp_path))
     )
     assert (result.returncode, result.stdout, result.stderr) == (3, "out\n", "err\n")
+
+
+def test_exactly_the_cap_is_not_an_overflow(tmp_path: Path) -> None:
+    argv = ["-c", f"alias.cap=!head -c {g.MAX_OUTPUT} /dev/zero", "cap"]
+    result = asyncio.run(g.run_git(argv, _env(tmp_path)))
+    assert (result.returncode, len(result.stdout), result.overflowed) == (0, g.MAX_OUTPUT, False)
+
+
+def test_a_cancelled_call_stops_git_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    argv = ["-c", f"alias.hang=!echo $$ > '{pid_file}'; exec sleep 600", "hang"]
+
+    async def cancel_midway() -> None:
+        call = asyncio.ensure_future(g.run_git(argv, _env(tmp_path)))
+        while not pid_file.exists() or not pid_file.read_text().strip():
+            await asyncio.sleep(0.01)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        assert not [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+
+    asyncio.run(cancel_midway())
+    pid = int(pid_file.read_text())
+    wait_until(lambda: not _alive(pid), 10, message="git's command outlived the call")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
 
 
 def test_a_path_that_looks_like_an_option_stays_a_path(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import contextlib
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from msgspec import Struct
 
@@ -93,7 +94,11 @@ async def run_git(
     assert stdout is not None and stderr is not None
     out, err = bytearray(), bytearray()
 
+    stopped = False
+
     def stop() -> None:
+        nonlocal stopped
+        stopped = True
         _kill(proc)
 
     async def collect() -> bool:
@@ -113,25 +118,35 @@ async def run_git(
                 # git is gone but something it started (a hook's `job &`) still holds
                 # its output open: read what is there, then stop waiting for the rest
                 await asyncio.wait({reading}, timeout=OUTPUT_GRACE_S)
-        overflowed = len(out) >= MAX_OUTPUT or len(err) >= MAX_OUTPUT
-        if reading.done() and not reading.cancelled():
-            overflowed = reading.result() or overflowed
+        if reading.done():
+            reading.result()  # a read that failed raises here, as it did from gather
         _close(proc)
     except TimeoutError:
         _kill(proc)
+        await _stop_tasks(reading, exited)  # _reap reads the pipes: nobody else may
         await _reap(proc)
         raise ApiError(
             protocol.TIMEOUT, f"git {argv[-1][:40]!r}... took over {timeout:g}s"
         ) from None
     except asyncio.CancelledError:
         _kill(proc)
+        await asyncio.shield(_stop_tasks(reading, exited))
         await asyncio.shield(_reap(proc))
         raise
-    finally:
-        reading.cancel()
-        exited.cancel()
+    except BaseException:
+        _kill(proc)
+        await _stop_tasks(reading, exited)
+        await _reap(proc)
+        raise
+    await _stop_tasks(reading, exited)
     code = proc.returncode if proc.returncode is not None else -1
-    return GitResult(code, _text(out), _text(err), overflowed)
+    return GitResult(code, _text(out), _text(err), stopped)
+
+
+async def _stop_tasks(*tasks: asyncio.Future[Any]) -> None:
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def _exited(proc: asyncio.subprocess.Process) -> None:
