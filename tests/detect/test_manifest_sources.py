@@ -7,11 +7,12 @@ from pathlib import Path
 import pytest
 
 from herdr.detect.agents import SCREEN_MANIFEST_AGENTS, Agent
-from herdr.detect.manifest import DetectionInput, evaluate, parse_version
+from herdr.detect.manifest import DetectionInput, evaluate, parse_version, sources
 from herdr.detect.manifest.sources import (
     SOURCE_BUNDLED,
     SOURCE_OVERRIDE,
     SOURCE_REMOTE,
+    LoadedManifest,
     ManifestCache,
     ManifestDirs,
     load_agent_manifest,
@@ -244,6 +245,51 @@ def test_cache_is_not_watched_until_reload(dirs: ManifestDirs) -> None:
     assert after is not None and after.source_kind == SOURCE_REMOTE
     screen = DetectionInput(screen="xyzzy\n")
     assert evaluate(after.manifest, screen).detection.state == "blocked"
+
+
+def test_a_get_before_the_whole_build_resolves_only_that_agent(
+    dirs: ManifestDirs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A restored pane's first tick must not compile every agent's manifest on the loop."""
+    resolved: list[Agent] = []
+    real = sources.load_agent_manifest
+
+    def counting(agent: Agent, where: ManifestDirs) -> LoadedManifest:
+        resolved.append(agent)
+        return real(agent, where)
+
+    monkeypatch.setattr(sources, "load_agent_manifest", counting)
+    cache = ManifestCache(dirs)
+    first = cache.get(Agent.CLAUDE)
+    assert first is not None and resolved == [Agent.CLAUDE]
+    assert cache.get(Agent.CLAUDE) is first and resolved == [Agent.CLAUDE]
+    everything = cache.all()  # the whole build keeps what was served
+    assert everything[Agent.CLAUDE] is first
+    assert sorted(resolved, key=str) == sorted(SCREEN_MANIFEST_AGENTS, key=str)
+
+
+def test_what_was_served_early_holds_until_reload(dirs: ManifestDirs) -> None:
+    cache = ManifestCache(dirs)
+    before = cache.get(Agent.CLAUDE)
+    _write(dirs.remote_dir, _manifest(rule="remote_rule"))
+    assert cache.all()[Agent.CLAUDE] is before  # not re-read by the whole build
+    cache.reload()
+    after = cache.get(Agent.CLAUDE)
+    assert after is not None and after.source_kind == SOURCE_REMOTE
+
+
+@pytest.mark.parametrize("agent", SCREEN_MANIFEST_AGENTS, ids=str)
+def test_an_early_get_equals_the_whole_build(dirs: ManifestDirs, agent: Agent) -> None:
+    _write(dirs.override_dir, _manifest(rule="override_rule"))  # a layer to resolve too
+    early = ManifestCache(dirs).get(agent)
+    whole = ManifestCache(dirs).all()[agent]
+    assert early is not None
+    assert (early.source_kind, early.path, early.digest, early.warning) == (
+        whole.source_kind,
+        whole.path,
+        whole.digest,
+        whole.warning,
+    )
 
 
 def test_agents_without_manifest_are_absent() -> None:
