@@ -122,6 +122,41 @@ def test_dear_output_is_read_in_small_shares(shell_env: dict[str, str]) -> None:
     assert max(sizes[2:]) <= MIN_TURN_BYTES, sizes
 
 
+async def _chunk_sizes_slow_reads(env: dict[str, str], seconds_per_byte: float) -> list[int]:
+    sizes: list[int] = []
+    done = asyncio.Event()
+
+    def on_data(data: bytes) -> None:
+        if not done.is_set():
+            sizes.append(len(data))  # cheap to handle: only the reads are slow
+            if len(sizes) >= 40:
+                done.set()
+
+    pty = AsyncPty.spawn(["/bin/sh", "-c", "exec yes"], on_data, env=env)
+    real_read = pty.process.read_nonblocking
+
+    def slow(size: int = READ_SIZE) -> bytes | None:
+        data = real_read(size)
+        time.sleep(len(data or b"") * seconds_per_byte)  # a PTY read that takes its time
+        return data
+
+    pty.process.read_nonblocking = slow  # type: ignore[method-assign]
+    try:
+        await asyncio.wait_for(done.wait(), 30)
+    finally:
+        done.set()
+        await pty.aclose(0.5)
+    return sizes
+
+
+def test_slow_reads_count_towards_the_turn(shell_env: dict[str, str]) -> None:
+    """The share is what fits the turn's budget including the reads themselves: on two
+    busy cores a read is often preempted, and a turn sized by the feed alone grew to
+    ~6 ms a pane (an API request waits for several turns)."""
+    sizes = asyncio.run(_chunk_sizes_slow_reads(shell_env, 1e-6))
+    assert max(sizes[2:]) <= MIN_TURN_BYTES, sizes
+
+
 async def _reads_per_echo(env: dict[str, str]) -> tuple[list[bytes], int, list[int]]:
     """Type ten keys into ``cat`` one at a time: (what was delivered, reads made, then
     the chunk sizes of a 1 MiB flood from the same PTY)."""

@@ -450,6 +450,7 @@ class AsyncPty:
         chunks: list[bytes] = []
         total = 0
         want = self._turn_bytes
+        start = time.perf_counter()  # the reads count: under contention they are the turn
         while total < want:
             try:
                 data = self.process.read_nonblocking(want - total)
@@ -465,7 +466,6 @@ class AsyncPty:
             if len(data) < SHORT_READ:
                 break  # an echo or a prompt: the PTY is (nearly surely) empty now
         if chunks:
-            start = time.perf_counter()
             try:
                 self._on_data(chunks[0] if len(chunks) == 1 else b"".join(chunks))
             except Exception:
