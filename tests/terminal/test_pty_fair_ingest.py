@@ -94,19 +94,31 @@ def test_a_flooding_pane_gets_one_chunk_per_turn(shell_env: dict[str, str]) -> N
     assert both, "two flooding panes never shared a turn"
 
 
-async def _chunk_sizes(env: dict[str, str], seconds_per_byte: float) -> list[int]:
+async def _chunk_sizes(env: dict[str, str], seconds_per_byte: float, *, slow: str) -> list[int]:
+    """Sizes of 40 chunks of a `yes` flood when handling (``slow="feed"``) or reading
+    (``slow="read"``) a byte costs ``seconds_per_byte``."""
     sizes: list[int] = []
     done = asyncio.Event()
 
     def on_data(data: bytes) -> None:
         if done.is_set():
             return
-        time.sleep(len(data) * seconds_per_byte)  # an emulator that is dear to feed
+        if slow == "feed":
+            time.sleep(len(data) * seconds_per_byte)  # an emulator that is dear to feed
         sizes.append(len(data))
         if len(sizes) >= 40:
             done.set()
 
     pty = AsyncPty.spawn(["/bin/sh", "-c", "exec yes"], on_data, env=env)
+    if slow == "read":
+        real_read = pty.process.read_nonblocking
+
+        def slow_read(size: int = READ_SIZE) -> bytes | None:
+            data = real_read(size)
+            time.sleep(len(data or b"") * seconds_per_byte)  # a PTY read that takes its time
+            return data
+
+        pty.process.read_nonblocking = slow_read  # type: ignore[method-assign]
     try:
         await asyncio.wait_for(done.wait(), 30)
     finally:
@@ -118,42 +130,15 @@ async def _chunk_sizes(env: dict[str, str], seconds_per_byte: float) -> list[int
 def test_dear_output_is_read_in_small_shares(shell_env: dict[str, str]) -> None:
     """When handling a byte is dear, later reads shrink to the floor instead of 64 KiB
     (the loop turn stays short for everything else)."""
-    sizes = asyncio.run(_chunk_sizes(shell_env, 1e-6))
+    sizes = asyncio.run(_chunk_sizes(shell_env, 1e-6, slow="feed"))
     assert max(sizes[2:]) <= MIN_TURN_BYTES, sizes
-
-
-async def _chunk_sizes_slow_reads(env: dict[str, str], seconds_per_byte: float) -> list[int]:
-    sizes: list[int] = []
-    done = asyncio.Event()
-
-    def on_data(data: bytes) -> None:
-        if not done.is_set():
-            sizes.append(len(data))  # cheap to handle: only the reads are slow
-            if len(sizes) >= 40:
-                done.set()
-
-    pty = AsyncPty.spawn(["/bin/sh", "-c", "exec yes"], on_data, env=env)
-    real_read = pty.process.read_nonblocking
-
-    def slow(size: int = READ_SIZE) -> bytes | None:
-        data = real_read(size)
-        time.sleep(len(data or b"") * seconds_per_byte)  # a PTY read that takes its time
-        return data
-
-    pty.process.read_nonblocking = slow  # type: ignore[method-assign]
-    try:
-        await asyncio.wait_for(done.wait(), 30)
-    finally:
-        done.set()
-        await pty.aclose(0.5)
-    return sizes
 
 
 def test_slow_reads_count_towards_the_turn(shell_env: dict[str, str]) -> None:
     """The share is what fits the turn's budget including the reads themselves: on two
     busy cores a read is often preempted, and a turn sized by the feed alone grew to
     ~6 ms a pane (an API request waits for several turns)."""
-    sizes = asyncio.run(_chunk_sizes_slow_reads(shell_env, 1e-6))
+    sizes = asyncio.run(_chunk_sizes(shell_env, 1e-6, slow="read"))
     assert max(sizes[2:]) <= MIN_TURN_BYTES, sizes
 
 
