@@ -123,20 +123,13 @@ async def run_git(
         _close(proc)
     except TimeoutError:
         _kill(proc)
-        await _stop_tasks(reading, exited)  # _reap reads the pipes: nobody else may
-        await _reap(proc)
+        await _abandon(proc, reading, exited)
         raise ApiError(
             protocol.TIMEOUT, f"git {argv[-1][:40]!r}... took over {timeout:g}s"
         ) from None
-    except asyncio.CancelledError:
+    except BaseException:  # cancelled, or a read failed
         _kill(proc)
-        await asyncio.shield(_stop_tasks(reading, exited))
-        await asyncio.shield(_reap(proc))
-        raise
-    except BaseException:
-        _kill(proc)
-        await _stop_tasks(reading, exited)
-        await _reap(proc)
+        await asyncio.shield(_abandon(proc, reading, exited))
         raise
     await _stop_tasks(reading, exited)
     code = proc.returncode if proc.returncode is not None else -1
@@ -147,6 +140,12 @@ async def _stop_tasks(*tasks: asyncio.Future[Any]) -> None:
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _abandon(proc: asyncio.subprocess.Process, *tasks: asyncio.Future[Any]) -> None:
+    """After a kill: stop our readers first (`_reap` reads the pipes: nobody else may)."""
+    await _stop_tasks(*tasks)
+    await _reap(proc)
 
 
 async def _exited(proc: asyncio.subprocess.Process) -> None:

@@ -345,9 +345,9 @@ class ManifestCache:
 
     Before the whole set is built (the server builds it off the loop once start-up is
     over), ``get`` resolves just the agent asked for and keeps it: a restored pane's
-    first tick compiles its own agent's manifest (~5 ms), not all twenty (~100-170 ms on
-    the loop). The whole build keeps what was already served, so nothing changes under
-    a pane before a ``reload``.
+    first tick compiles its own agent's manifest (15-19 ms in a fresh process), not all
+    twenty (65-96 ms, on the loop). The whole build keeps what was already served, so
+    nothing changes under a pane before a ``reload``.
     """
 
     def __init__(self, dirs: ManifestDirs) -> None:
