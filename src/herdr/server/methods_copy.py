@@ -69,20 +69,48 @@ def _rows(em: Emulator, first: int, last: int) -> list[tm.TextRow]:
 
 
 # Every row of a terminal at one revision: repeating a search (``n``/``N``) on a pane
-# that has not changed reads nothing again. The read is the part that must stay on the
-# loop (the emulator is not thread-safe), ~2.5 us a row: <= ~50 ms at the 20 000-row cap.
+# that has not changed reads nothing again. The read must stay on the loop (the
+# emulator is not thread-safe) and costs ~3.5 us a row, mostly the soft-wrap flags
+# (50-100 ms for 13 500 rows of 80 columns), so a long pane is read in slices of
+# READ_SLICE_CELLS cells with the loop free in between (other panes, other clients).
 _ALL_ROWS: weakref.WeakKeyDictionary[Terminal, tuple[int, list[tm.TextRow]]] = (
     weakref.WeakKeyDictionary()
 )
+READ_SLICE_CELLS: Final = 128 * 1024  # 1 638 rows of 80 columns: ~5-10 ms of the loop
 
 
-def _all_rows(term: Terminal) -> list[tm.TextRow]:
+def slice_rows(cols: int) -> int:
+    """Rows read in one loop turn for a pane ``cols`` wide."""
+    return max(64, READ_SLICE_CELLS // max(1, cols))
+
+
+async def _all_rows(term: Terminal) -> tuple[int, list[tm.TextRow]]:
+    """(revision, every row of scrollback + screen at that revision).
+
+    When the pane changes between two slices, what was read is of another revision:
+    the rows are then read again in one piece (the loop held as it used to be), so
+    the answer is always one revision's text.
+    """
     cached = _ALL_ROWS.get(term)
     if cached is not None and cached[0] == term.revision:
-        return cached[1]
-    rows = _rows(term.emulator, 0, term.emulator.total_rows - 1)
-    _ALL_ROWS[term] = (term.revision, rows)
-    return rows
+        return cached
+    em = term.emulator
+    revision = term.revision
+    total = em.total_rows
+    step = slice_rows(em.cols)
+    rows: list[tm.TextRow] = []
+    for first in range(0, total, step):
+        if first:
+            await asyncio.sleep(0)  # one loop turn for everything else
+            if em.closed:
+                raise ApiError(protocol.PANE_NOT_FOUND, "the pane closed during the search")
+            if term.revision != revision or em.total_rows != total:
+                revision = term.revision
+                rows = _rows(em, 0, em.total_rows - 1)
+                break
+        rows += _rows(em, first, min(total, first + step) - 1)
+    _ALL_ROWS[term] = (revision, rows)
+    return revision, rows
 
 
 # --- pane.scroll ---------------------------------------------------------------------
@@ -176,21 +204,20 @@ def _word_target(em: Emulator, cursor: tm.Point, motion: str) -> tm.Point | None
 
 
 async def pane_copy_search(call: Call) -> Result:
-    """Literal smartcase search over scrollback + screen. The rows are read once on the
-    loop (one formatter call); the scan runs in a worker thread so a long pane does
-    not hold other clients. The answer is about those rows: ``content_revision`` is the
-    revision they were read at."""
+    """Literal smartcase search over scrollback + screen. The rows are read on the loop
+    (in slices, see :func:`_all_rows`); the scan runs in a worker thread so a long pane
+    does not hold other clients. The answer is about those rows: ``content_revision``
+    is the revision they were read at."""
     _, loc, term = _target(call)
     p = call.params
     _check_revision(term, int(p["content_revision"]))
-    revision = term.revision
     cursor = (int(p["cursor"]["row"]), int(p["cursor"]["col"]))
     previous = p.get("previous")
     prev: tuple[tm.Point, tm.Point] | None = None
     if previous is not None:
         start, end = previous["start"], previous["end"]
         prev = (int(start["row"]), int(start["col"])), (int(end["row"]), int(end["col"]))
-    rows = _all_rows(term)
+    revision, rows = await _all_rows(term)
     window = await asyncio.to_thread(
         tm.search,
         rows,
