@@ -143,7 +143,9 @@ async def _serve_adopted(
         panes = handoff_new.adopt(server, received.doc, received.ptys)
         dispatcher = Dispatcher(server, build_table())
         listener = Listener(
-            dispatcher.handle_line, max_connections=limits.max_connections_of(server.panes)
+            dispatcher.handle_line,
+            max_connections=limits.max_connections_of(server.panes),
+            handle_now=dispatcher.handle_now,
         )
         await listener.adopt(socket.socket(fileno=received.listen_fd))
     except Exception as exc:
@@ -175,7 +177,9 @@ async def _serve(info: ServerInfo, env: Mapping[str, str], lock_fd: int) -> None
     server.cwd.start()
     dispatcher = Dispatcher(server, build_table())
     listener = Listener(
-        dispatcher.handle_line, max_connections=limits.max_connections_of(server.panes)
+        dispatcher.handle_line,
+        max_connections=limits.max_connections_of(server.panes),
+        handle_now=dispatcher.handle_now,
     )
     old_umask = os.umask(0o177)  # the socket is born 0600, no window where it is wider
     try:

@@ -18,9 +18,9 @@ import errno
 import logging
 import os
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import orjson
 
@@ -32,6 +32,7 @@ log = logging.getLogger("herdr.server.transport")
 WRITE_TIMEOUT_S = 5.0
 READ_CHUNK = 64 * 1024
 REQUEST_LINE_LIMIT = protocol.MAX_REQUEST_LINE_BYTES + 1  # the line with its newline
+FIRST_READ = 64 * 1024  # read at accept: the request a client sends as it connects
 
 LineHandler = Callable[[bytes, "Connection"], Awaitable[bytes | None]]
 
@@ -49,10 +50,11 @@ class Connection(asyncio.Protocol):
     the transport asks us to pause.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, first: bytes = b"") -> None:
         self.transport: asyncio.Transport | None = None
         self.closed = False
-        self._buffer = bytearray()  # input not handed on yet
+        # input not handed on yet; ``first``: what was read at accept (Listener._admit)
+        self._buffer = bytearray(first)
         self._scanned = 0  # bytes of ``_buffer`` known to hold no newline
         self._eof = False
         self._lost = False
@@ -312,6 +314,30 @@ def _not_listening() -> tuple[int, object]:
     raise BlockingIOError(errno.EAGAIN, "not listening")
 
 
+class _PeerTransport:
+    """What an immediate request's handler may ask of its transport: the socket."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+
+    def get_extra_info(self, name: str, default: object = None) -> object:
+        return self._sock if name == "socket" else default
+
+    def is_closing(self) -> bool:
+        return False
+
+
+def peer_connection(sock: socket.socket) -> Connection:
+    """The connection an immediate request is answered for (``Dispatcher.handle_now``):
+    only its peer socket is there; the answer is written by the listener."""
+    conn = Connection()
+    conn.transport = cast(asyncio.Transport, _PeerTransport(sock))
+    return conn
+
+
+NowHandler = Callable[[bytes, socket.socket], "bytes | None"]
+
+
 class Listener:
     """The accept loop: admits or refuses each connection, runs ``handle_line`` once.
 
@@ -319,7 +345,9 @@ class Listener:
     once, before any transport exists or any byte is read, whether to take it (see
     :meth:`_admit`). A refused one gets one error line and its descriptor back at once,
     so a burst cannot pile up descriptors, and running out of them (EMFILE) is logged
-    and answered too, with a descriptor kept spare for that.
+    and answered too, with a descriptor kept spare for that. A taken one's first bytes
+    are read there: one whole line that ``handle_now`` answers is answered on the spot
+    (no task, no transport, no loop turn); anything else goes to a task with them.
     """
 
     def __init__(
@@ -329,8 +357,10 @@ class Listener:
         max_connections: Callable[[], int] = lambda: limits.DEFAULT_MAX_CONNECTIONS,
         fd_limit: int | None = None,
         owner_uid: int | None = None,
+        handle_now: NowHandler | None = None,
     ) -> None:
         self._handle_line = handle_line
+        self._handle_now = handle_now
         self._max_connections = max_connections
         self._ceiling = limits.fd_ceiling(
             limits.soft_nofile_limit() if fd_limit is None else fd_limit
@@ -453,7 +483,58 @@ class Listener:
             _refuse(sock, refusal_line(protocol.TOO_MANY_CONNECTIONS, why), discard_input=True)
             return
         assert self._loop is not None
-        task = self._loop.create_task(self._serve(sock))
+        try:
+            # what the client sent as it connected (a CLI's request): read now, it is
+            # not one more loop turn away, and a one-shot request may be answered now
+            first = sock.recv(FIRST_READ, socket.MSG_DONTWAIT)
+        except (BlockingIOError, InterruptedError):
+            first = b""
+        except OSError:
+            sock.close()
+            return
+        if first and self._handle_now is not None and first.find(b"\n") == len(first) - 1:
+            answer = self._answer_now(first, sock)
+            if answer is not None:
+                self._send_now(sock, answer)
+                return
+        self._spawn(self._serve(sock, first))
+
+    def _answer_now(self, line: bytes, sock: socket.socket) -> bytes | None:
+        assert self._handle_now is not None
+        try:
+            return self._handle_now(line, sock)
+        except Exception as exc:  # the server survives anything a client triggers
+            log.exception("immediate request failed")
+            return refusal_line(protocol.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
+
+    def _send_now(self, sock: socket.socket, answer: bytes) -> None:
+        """Write an immediate answer and close; what the socket does not take at once
+        is written by a task (bounded by ``WRITE_TIMEOUT_S``)."""
+        try:
+            sent = sock.send(answer, socket.MSG_DONTWAIT)
+        except (BlockingIOError, InterruptedError):
+            sent = 0
+        except OSError:
+            sock.close()
+            return
+        if sent == len(answer):
+            sock.close()
+            return
+        self._spawn(self._send_rest(sock, memoryview(answer)[sent:]))
+
+    async def _send_rest(self, sock: socket.socket, rest: memoryview) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            sock.setblocking(False)
+            await asyncio.wait_for(loop.sock_sendall(sock, rest), WRITE_TIMEOUT_S)
+        except (OSError, TimeoutError):
+            pass
+        finally:
+            sock.close()
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        assert self._loop is not None
+        task = self._loop.create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -511,9 +592,9 @@ class Listener:
             extra["suppressed"] = suppressed  # how many like it went unlogged since
         log.log(level, msg, *args, extra=extra)
 
-    async def _serve(self, sock: socket.socket) -> None:
+    async def _serve(self, sock: socket.socket, first: bytes = b"") -> None:
         loop = asyncio.get_running_loop()
-        conn = Connection()
+        conn = Connection(first)
         try:
             await loop.connect_accepted_socket(lambda: conn, sock)
         except (OSError, ValueError):
