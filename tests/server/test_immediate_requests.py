@@ -259,3 +259,16 @@ def test_an_immediate_send_reaches_the_pane(herdr_server: ServerHandle) -> None:
             return
         time.sleep(0.05)
     raise AssertionError("the text never reached the pane")
+
+
+def test_a_subscription_whose_client_half_closed_at_once_is_still_answered(
+    herdr_server: ServerHandle,
+) -> None:
+    """``printf '{..events.subscribe..}\\n' | nc -U``: the request and the EOF are both
+    read before the handler runs (the line at accept), and the answer still goes out."""
+    params = {"subscriptions": [{"type": "workspace.created"}]}
+    line = json.dumps({"id": "s", "method": "events.subscribe", "params": params}).encode()
+    for _ in range(30):
+        reply = herdr_server.raw(line + b"\n", half_close=True, timeout=10)
+        first = json.loads(reply.splitlines()[0]) if reply else {}
+        assert first.get("result", {}).get("type") == "subscription_started", reply

@@ -215,13 +215,16 @@ class Connection(asyncio.Protocol):
     # -- output -------------------------------------------------------------------------
 
     def write(self, data: bytes) -> None:
+        """Write unless the peer is gone. A peer that only half-closed (EOF: ``closed``
+        for a held method, which then stops) still reads: a request sent with its EOF
+        (``printf … | nc -U``) gets its answer."""
         transport = self.transport
-        if not self.closed and transport is not None and not transport.is_closing():
+        if not self._lost and transport is not None and not transport.is_closing():
             transport.write(data)
 
     def writelines(self, lines: list[bytes]) -> None:
         transport = self.transport
-        if not self.closed and transport is not None and not transport.is_closing():
+        if not self._lost and transport is not None and not transport.is_closing():
             transport.writelines(lines)
 
     def writes_pending(self) -> bool:
