@@ -175,6 +175,7 @@ def test_answers_are_the_same_at_accept_and_the_usual_way(
     herdr_server: ServerHandle, request_doc: object
 ) -> None:
     herdr_server.request("workspace.create", {"label": "w"})
+    _settled(herdr_server)
     line = json.dumps(request_doc).encode() + b"\n"
     whole = _one_shot(herdr_server.socket_path, line, split=False)
     split = _one_shot(herdr_server.socket_path, line, split=True)
@@ -220,6 +221,18 @@ AGENT_NEEDED = {"agent.get", "agent.read", "agent.explain"}
 CHANGES_STATE = {"pane.report_agent", "pane.report_agent_session", "pane.release_agent"}
 
 
+def _settled(server: ServerHandle) -> None:
+    """Wait until pane w1:p1's record stays the same for a moment (its shell started)."""
+    deadline = time.monotonic() + 10
+    last = None
+    while time.monotonic() < deadline:
+        now = server.request("pane.get", {"pane_id": P})
+        if now == last:
+            return
+        last = now
+        time.sleep(0.3)
+
+
 def test_every_immediate_method_is_covered() -> None:
     assert set(EVERY_IMMEDIATE) == dispatch.IMMEDIATE
 
@@ -230,6 +243,7 @@ def test_every_immediate_method_answers_alike(herdr_server: ServerHandle, method
     if method in AGENT_NEEDED:
         report = EVERY_IMMEDIATE["pane.report_agent"]
         assert "result" in herdr_server.request("pane.report_agent", report)
+    _settled(herdr_server)  # the shell's start-up output would change a pane's record
     doc = {"id": "r", "method": method, "params": EVERY_IMMEDIATE[method]}
     line = json.dumps(doc).encode() + b"\n"
     whole = _one_shot(herdr_server.socket_path, line, split=False)
