@@ -20,13 +20,20 @@ run, from a PTY this script owns, it measures key -> echo for
   default chacha20-poly1305 (AES-NI makes it cheaper per packet);
 * ``herdr-C`` (``--compression``): ssh ``Compression yes`` (does compressing the attach
   stream help? On loopback it can only cost; measured so the default is a choice).
+* ``herdr-always`` / ``herdr-never`` (``--predict``): ``remote.predictive_echo`` set to
+  ``always`` / ``never``. The plain ``herdr`` run has the default, ``adaptive``, which
+  draws a typed character before its echo only while the echo round trip is over 30 ms
+  (so on bare loopback it is ``never``'s path, and with ``--rtt-ms 50`` it predicts).
+  A predicted key's sample is the time to the client's own drawing of it: what the user
+  sees, not the remote pane's echo (the first key after each line clear is not
+  predicted: a run's guesses are drawn once the pane has echoed one).
 
 Each sample writes one letter to the outer PTY and waits for the chunk holding it (see
 ``keystroke_latency.py``). Prints p50/p99 per run and the herdr/ssh p50 ratio (target
 <= 1.5x). ``--rtt-ms N`` sends every ssh connection (plain ssh's and herdr's alike)
 through ``delay_proxy.py``, which holds each chunk N/2 ms each way: a network round
 trip without touching the machine's loopback. Usage: ``python bench/remote_latency.py
-[--keys 200] [--rtt-ms 10] [--compression] [--cipher]``.
+[--keys 200] [--rtt-ms 10] [--compression] [--cipher] [--predict]``.
 """
 
 from __future__ import annotations
@@ -92,6 +99,7 @@ def main() -> int:
     parser.add_argument("--compression", action="store_true", help="also herdr-C")
     parser.add_argument("--cipher", action="store_true", help="also herdr-aes (aes128-gcm)")
     parser.add_argument("--no-local", action="store_true", help="skip herdr-local")
+    parser.add_argument("--predict", action="store_true", help="also herdr-always/-never")
     args = parser.parse_args()
     reason = sshd_missing_reason()
     if reason is not None:
@@ -135,6 +143,11 @@ def main() -> int:
                 runs["ssh+tmux"] = (["ssh", *cfg, "-tt", "127.0.0.1", *tmux], b"# ", {})
             if args.compression:
                 runs["herdr-C"] = (herdr, b" p1 ", {"HERDR_SSH_CONFIG": str(compressed)})
+            if args.predict:
+                for mode in ("always", "never"):
+                    toml = local / f"config-{mode}.toml"
+                    toml.write_text(f'[remote]\npredictive_echo = "{mode}"\n')
+                    runs[f"herdr-{mode}"] = (herdr, b" p1 ", {"HERDR_CONFIG_PATH": str(toml)})
             for name, (argv, ready, extra) in runs.items():
                 outer = Outer(argv, {**env, **extra}, args.cols, args.rows)
                 try:
@@ -160,6 +173,10 @@ def main() -> int:
     if "herdr" in results and "ssh" in results:
         ratio = statistics.median(results["herdr"]) / statistics.median(results["ssh"])
         print(f"herdr --remote / ssh p50 ratio: {ratio:.2f}x (target <= 1.5x)")
+    for mode in ("always", "never"):
+        if f"herdr-{mode}" in results and "ssh" in results:
+            ratio = statistics.median(results[f"herdr-{mode}"]) / statistics.median(results["ssh"])
+            print(f"herdr --remote, predictive_echo={mode} / ssh p50 ratio: {ratio:.2f}x")
     if "herdr-local" in results and "herdr" in results:
         added = statistics.median(results["herdr"]) - statistics.median(results["herdr-local"])
         print(f"remote path adds (herdr - herdr-local p50): {added:.2f} ms")

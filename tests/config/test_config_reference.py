@@ -28,7 +28,7 @@ from herdr.config.reference import (
     ConfigKey,
 )
 from herdr.config.server_settings import ServerSettings
-from herdr.remote.attach import manage_ssh_config
+from herdr.remote.attach import manage_ssh_config, predictive_echo
 
 BY_KEY: dict[str, ConfigKey] = {item.key: item for item in KEYS}
 _SERVER = ServerSettings()
@@ -77,6 +77,7 @@ READ_BY_OUR_CODE: dict[str, Callable[[], Any]] = {
     "update.channel": lambda: "stable",
     # herdr.remote.attach (herdr --remote): no config file -> the default
     "remote.manage_ssh_config": lambda: manage_ssh_config({"XDG_CONFIG_HOME": "/nonexistent"}),
+    "remote.predictive_echo": lambda: predictive_echo({"XDG_CONFIG_HOME": "/nonexistent"}),
 }
 # [keys]: the prefix, every action the client's binding table knows, the indexed groups.
 KEY_ENTRIES = ("prefix", *ACTION_NAMES, "indexed.tabs", "indexed.workspaces", "indexed.agents")

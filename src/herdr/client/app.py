@@ -91,6 +91,7 @@ if TYPE_CHECKING:
     from herdr.client.modes import KeyMachine
     from herdr.client.palette import Item
     from herdr.client.popup_box import PopupShown
+    from herdr.client.predict import Mode, Predictor
     from herdr.client.prompt import Prompt, PromptKind
     from herdr.client.toast import Toast
 else:  # imported on first use: the launcher's first frame is drawn before asyncio
@@ -134,8 +135,16 @@ class App:
         keys_after_first_frame: bool = False,
         protocol_checked: bool = False,
         early_frame: bool = False,
+        predict: Mode = "never",
     ) -> None:
         self.config_path = config_path
+        # remote attach: typed characters drawn before their echo (herdr.client.predict)
+        self.predictor: Predictor | None = None
+        if predict != "never":
+            from herdr.client.predict import Predictor
+
+            self.predictor = Predictor(predict)
+        self._predict_timer: asyncio.TimerHandle | None = None
         self.on_machine = on_machine  # the saved machine this TUI shows (None: this one)
         # remote attach: copies a clipboard image to the other machine, returns its path
         self.uploader = uploader
@@ -459,6 +468,11 @@ class App:
         except Exception as exc:  # a bug in here must still end the client cleanly
             self.finish("error", f"{type(exc).__name__}: {exc}")
             return
+        predictor = self.predictor
+        if predictor is not None and (predictor.pending or predictor.stale):
+            focused = self.focused_pane_id()
+            predictor.observe(focused, self.panes.get(focused or ""), time.monotonic())
+            self._arm_predict_timer()
         if changed is not None and (changed or documents) and self._patch(changed):
             return
         self.draw()
@@ -704,6 +718,12 @@ class App:
             top = ms.top_row(selected.size, selected.scroll)
             rows = ms.paint(selected.rows, top, selected.size[0], sel)
             overlays[sel.pane_id] = (rows, selected.cursor)
+        predictor = self.predictor
+        if predictor is not None and predictor.pending:
+            focused = self.focused_pane_id()
+            guessed = predictor.overlay(focused, self.panes.get(focused or ""))
+            if focused and guessed is not None and focused not in overlays:
+                overlays[focused] = guessed
         return base.view, pane_views(base, self.panes, overlays)
 
     def _base(self) -> ViewBase:
@@ -804,6 +824,7 @@ class App:
             or self.popup is not None
             or self.toast is not None
             or self.config_banner
+            or (self.predictor is not None and self.predictor.shown())
         ):
             return None
         return (
@@ -945,19 +966,50 @@ class App:
         if self._esc_timer is not None:
             self._esc_timer.cancel()
             self._esc_timer = None
+        predictor = self.predictor
         if self.popup is not None and not self.parser.pending and self._popup_input(data):
+            if predictor is not None and predictor.interrupt():
+                self.schedule_draw()
             return
         if self.machine.mode == "terminal" and not self.parser.pending and self._plain(data):
             # typing: the bytes go to the focused pane as they are (same as the parser
             # and the mode machine would decide, minus their cost on every key)
             if self.mouse_sel is not None:
                 self.typed()
-            self.conn.send_input(self.focused_pane_id(), data)
+            focused = self.focused_pane_id()
+            self.conn.send_input(focused, data)
+            if predictor is not None:
+                mirror = self.panes.get(focused or "")
+                if predictor.typed(focused, mirror, data, time.monotonic()):
+                    self.draw()  # the guess, now: the echo is a round trip away
+                self._arm_predict_timer()
             return
+        if predictor is not None and predictor.interrupt():
+            self.schedule_draw()
         self.handle_events(self.parser.feed(data))
         if self.parser.pending:
             loop = asyncio.get_running_loop()
             self._esc_timer = loop.call_later(ESC_TIMEOUT_S, self._flush_input)
+
+    def _arm_predict_timer(self) -> None:
+        """Wake when the oldest guess expires: a key whose echo never comes (nothing
+        is sent then) must not stay drawn."""
+        predictor = self.predictor
+        deadline = predictor.deadline() if predictor is not None else None
+        if deadline is None or self._predict_timer is not None:
+            return
+        delay = max(0.0, deadline - time.monotonic()) + 0.001
+        self._predict_timer = asyncio.get_running_loop().call_later(delay, self._predict_due)
+
+    def _predict_due(self) -> None:
+        self._predict_timer = None
+        predictor = self.predictor
+        if predictor is None or self._done is None or self._done.done():
+            return
+        focused = self.focused_pane_id()
+        if predictor.observe(focused, self.panes.get(focused or ""), time.monotonic()):
+            self.draw()
+        self._arm_predict_timer()
 
     def typed(self) -> None:
         """Keys or a paste go to the focused pane: its mouse selection is cleared."""

@@ -1277,6 +1277,16 @@ KEYS: Final[tuple[ConfigKey, ...]] = (
         "one ControlMaster per attach; false runs plain ssh.",
     ),
     ConfigKey(
+        "remote",
+        "remote.predictive_echo",
+        "enum",
+        '"adaptive"',
+        "herdr --remote: draw typed characters before their echo returns (at the end of a "
+        "line, once the pane has echoed one): adaptive while the echo round trip is over "
+        "30 ms, always, or never.",
+        ("adaptive", "always", "never"),
+    ),
+    ConfigKey(
         "advanced",
         "advanced.scrollback_limit_bytes",
         "integer",

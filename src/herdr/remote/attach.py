@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     import argparse
     import subprocess
 
+    from herdr.client.predict import Mode
     from herdr.client.settings import UiSettings
 
 # Waits before each reconnect attempt (the last repeats) and the whole budget.
@@ -38,18 +39,31 @@ RECONNECT_DELAYS_S = (0.2, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0)
 RECONNECT_BUDGET_S = 300.0
 
 
-def manage_ssh_config(env: Mapping[str, str]) -> bool:
-    """``remote.manage_ssh_config`` from config.toml (default true)."""
+def _remote_table(env: Mapping[str, str]) -> dict[str, object]:
+    """config.toml's ``[remote]`` table (empty when the file or the table is missing or
+    unreadable: every key then has its default)."""
     import tomllib
 
     try:
         with open(paths.config_file(env), "rb") as fh:
             doc = tomllib.load(fh)
     except (OSError, ValueError):
-        return True
+        return {}
     remote = doc.get("remote")
-    value = remote.get("manage_ssh_config") if isinstance(remote, dict) else None
+    return remote if isinstance(remote, dict) else {}
+
+
+def manage_ssh_config(env: Mapping[str, str]) -> bool:
+    """``remote.manage_ssh_config`` from config.toml (default true)."""
+    value = _remote_table(env).get("manage_ssh_config")
     return value if isinstance(value, bool) else True
+
+
+def predictive_echo(env: Mapping[str, str]) -> Mode:
+    """``remote.predictive_echo`` from config.toml (default ``adaptive``; a value
+    ``herdr config check`` would refuse is the default too)."""
+    value = _remote_table(env).get("predictive_echo")
+    return value if value in ("adaptive", "always", "never") else "adaptive"
 
 
 def pick_machine(flag: str | None, env: Mapping[str, str]) -> str:
@@ -167,6 +181,7 @@ def _attach_loop(
     from herdr.remote.upload import upload
 
     label = f"{link.label}:{session}" if session else link.label
+    predict = predictive_echo(os.environ)
     notice = f"on machine {link.label} (prefix+m: next machine)"
     while True:
         app = App(
@@ -175,6 +190,7 @@ def _attach_loop(
             session_label=label,
             on_machine=link.label,
             uploader=lambda data: upload(link, data),  # ctrl+v: remote_image_paste
+            predict=predict,
         )
         if notice and not app.message:
             app.message, notice = notice, ""
