@@ -18,6 +18,7 @@ import pytest
 
 from herdr.api.attach_messages import Rows, State, StateDoc, decode_state, encode_line
 from herdr.api.attach_messages import Toast as ToastLine
+from herdr.client.ansi import strip_ansi
 from herdr.client.app import App
 from herdr.client.compose import compose
 from herdr.client.settings import UiSettings
@@ -178,6 +179,78 @@ CASES: dict[str, list[Step]] = {
 }
 
 
+def _guess(data: bytes) -> Step:
+    """Keys typed into the focused pane, as the stdin path hands them to the predictor."""
+    return lambda app: app._guess(app.focused_pane_id(), data)
+
+
+def _expire(app: App) -> None:
+    """The pending guesses' time runs out (their timer fires)."""
+    if app.predictor is None:
+        return  # the run without guessing
+    assert app.predictor.pending
+    app.predictor.pending = [g._replace(at=g.at - 60.0) for g in app.predictor.pending]
+    app._predict_due()
+
+
+def _shows(text: str, *, shown: bool = True) -> Step:
+    """With guessing on: whether the frame drawn last shows ``text``."""
+
+    def check(app: App) -> None:
+        if app.predictor is not None and app.frame is not None:
+            on_screen = any(text in strip_ansi(row) for row in app.frame.rows)
+            assert on_screen == shown, (text, [strip_ansi(r) for r in app.frame.rows[:3]])
+
+    return check
+
+
+# predictive echo (remote attach, predictive_echo = "always"): guesses drawn over the rows
+PREDICTED: dict[str, list[Step]] = {
+    "predicted-typing": [
+        _typed("a"),  # echoed before any guess: the first guess of the run is confirmed by it
+        _guess(b"b"),
+        _shows("$ ab", shown=False),  # the run's first guess waits for its echo
+        _typed("ab"),
+        _guess(b"c"),
+        _shows("$ abc"),
+        _guess(b"de"),
+        _shows("$ abcde"),
+        _typed("abc"),
+        _shows("$ abcde"),
+        _typed("abcde"),
+    ],
+    "predicted-then-expired": [
+        _typed(""),  # at the prompt: the cursor after "$ "
+        _guess(b"a"),
+        _typed("a"),
+        _guess(b"bc"),
+        _shows("$ abc"),
+        _expire,
+        _shows("$ ab", shown=False),
+    ],
+    "predicted-with-neighbour-output": [
+        _typed(""),  # at the prompt: the cursor after "$ "
+        _guess(b"a"),
+        _typed("a"),
+        _guess(b"b"),
+        _rows("w1:p2", [(5, "out 5")], cursor=None),
+        _shows("$ ab"),
+        _guess(b"\x7f"),
+        _shows("$ ab", shown=False),
+        _typed("ab"),
+    ],
+    "predicted-then-contradicted": [
+        _typed(""),  # at the prompt: the cursor after "$ "
+        _guess(b"a"),
+        _typed("a"),
+        _guess(b"b"),
+        _shows("$ ab"),
+        _typed("aX"),
+        _shows("$ ab", shown=False),
+    ],
+}
+
+
 def _keys(app: App, data: bytes) -> None:
     app.handle_events(app.parser.feed(data))
 
@@ -187,7 +260,9 @@ def _resize(app: App, cols: int, rows: int) -> None:
     app.draw(force=True)
 
 
-def _run(tmp_path: Path, steps: list[Step], *, fast: bool) -> tuple[bytes, Any, int]:
+def _run(
+    tmp_path: Path, steps: list[Step], *, fast: bool, predict: bool = False
+) -> tuple[bytes, Any, int]:
     """The terminal output of ``steps``, the last frame and how many batches patched."""
     out_path = tmp_path / ("fast.out" if fast else "full.out")
     fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -195,7 +270,12 @@ def _run(tmp_path: Path, steps: list[Step], *, fast: bool) -> tuple[bytes, Any, 
 
     async def scenario() -> Any:
         nonlocal patched
-        app = App(str(tmp_path / "none.sock"), settings=UiSettings(), fd_out=fd)
+        app = App(
+            str(tmp_path / "none.sock"),
+            settings=UiSettings(),
+            fd_out=fd,
+            predict="always" if predict else "never",
+        )
         app._done = asyncio.get_running_loop().create_future()
         app.cols, app.rows = COLS, ROWS
         shipped = app._patch
@@ -240,6 +320,20 @@ def test_fast_path_draws_what_the_full_path_draws(
     ):
         assert patched == len(steps)  # every echo took the fast path
         assert fast_frame.rows == recomposed.rows and fast_frame.cursor == recomposed.cursor
+
+
+@pytest.mark.parametrize("steps", list(PREDICTED.values()), ids=list(PREDICTED))
+def test_guesses_are_drawn_alike_both_ways(tmp_path: Path, steps: list[Step]) -> None:
+    """Predicted keys take the fast path too (every step patched) and draw what the
+    full path draws; the guesses were on screen and are gone once echoed or expired."""
+    fast_bytes, (fast_frame, _), patched = _run(tmp_path, steps, fast=True, predict=True)
+    full_bytes, (full_frame, recomposed), _ = _run(tmp_path, steps, fast=False, predict=True)
+    assert fast_bytes == full_bytes
+    assert fast_frame.rows == full_frame.rows == recomposed.rows
+    assert fast_frame.cursor == full_frame.cursor == recomposed.cursor
+    assert patched >= sum(1 for step in steps if isinstance(step, bytes))
+    _, (plain_frame, _), _ = _run(tmp_path, steps, fast=True)
+    assert fast_frame.rows == plain_frame.rows  # nothing guessed is left at the end
 
 
 def test_overlays_and_chrome_changes_take_the_full_path(tmp_path: Path) -> None:

@@ -471,7 +471,11 @@ class App:
         predictor = self.predictor
         if predictor is not None and (predictor.pending or predictor.stale):
             focused = self.focused_pane_id()
+            if predictor.shown() and changed is not None and focused in self.panes:
+                changed[focused] = None  # its guesses may go: compare all its rows
             predictor.observe(focused, self.panes.get(focused or ""), time.monotonic())
+            if predictor.shown() and changed is not None and focused in self.panes:
+                changed[focused] = None
             self._arm_predict_timer()
         if changed is not None and (changed or documents) and self._patch(changed):
             return
@@ -824,7 +828,6 @@ class App:
             or self.popup is not None
             or self.toast is not None
             or self.config_banner
-            or (self.predictor is not None and self.predictor.shown())
         ):
             return None
         return (
@@ -863,11 +866,16 @@ class App:
             key = now
         panes = self.panes
         changes: list[PaneChange] = []
+        predictor = self.predictor
         for pane_id, ys in changed.items():
             mirror = panes.get(pane_id)
             if mirror is None:
                 return False  # its pane was closed by a document in the batch
-            changes.append((pane_id, mirror.rows, mirror.cursor, ys))
+            guessed = predictor.overlay(pane_id, mirror) if predictor is not None else None
+            if guessed is not None:  # the focused pane, with typed keys not echoed yet
+                changes.append((pane_id, guessed[0], guessed[1], ys))
+            else:
+                changes.append((pane_id, mirror.rows, mirror.cursor, ys))
         try:
             done = patch(last[1], changes)
             if done is None:
@@ -979,10 +987,7 @@ class App:
             focused = self.focused_pane_id()
             self.conn.send_input(focused, data)
             if predictor is not None:
-                mirror = self.panes.get(focused or "")
-                if predictor.typed(focused, mirror, data, time.monotonic()):
-                    self.draw()  # the guess, now: the echo is a round trip away
-                self._arm_predict_timer()
+                self._guess(focused, data)
             return
         if predictor is not None and predictor.interrupt():
             self.schedule_draw()
@@ -990,6 +995,19 @@ class App:
         if self.parser.pending:
             loop = asyncio.get_running_loop()
             self._esc_timer = loop.call_later(ESC_TIMEOUT_S, self._flush_input)
+
+    def _guess(self, focused: str | None, data: bytes) -> None:
+        """``data`` was typed into ``focused``: draw what the predictor guesses its
+        echo is, now (the echo is a round trip away)."""
+        predictor = self.predictor
+        if predictor is None:
+            return
+        mirror = self.panes.get(focused or "")
+        if predictor.typed(focused, mirror, data, time.monotonic()) and not (
+            focused is not None and self._patch({focused: None})
+        ):
+            self.draw()
+        self._arm_predict_timer()
 
     def _arm_predict_timer(self) -> None:
         """Wake when the oldest guess expires: a key whose echo never comes (nothing
@@ -1007,7 +1025,9 @@ class App:
         if predictor is None or self._done is None or self._done.done():
             return
         focused = self.focused_pane_id()
-        if predictor.observe(focused, self.panes.get(focused or ""), time.monotonic()):
+        if predictor.observe(focused, self.panes.get(focused or ""), time.monotonic()) and not (
+            focused is not None and focused in self.panes and self._patch({focused: None})
+        ):
             self.draw()
         self._arm_predict_timer()
 
