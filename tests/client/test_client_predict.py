@@ -123,9 +123,7 @@ def test_backspace_takes_back_a_guess_not_echoed_yet() -> None:
     assert pred.typed(P, at_prompt("$ a"), b"\x7f", 0.13) is False and pred.stale
 
 
-@pytest.mark.parametrize(
-    "data", [b"\r", b"\t", b"\x1b", b"\x03", "é".encode(), b"a\rb"], ids=repr
-)
+@pytest.mark.parametrize("data", [b"\r", b"\t", b"\x1b", b"\x03", "é".encode(), b"a\rb"], ids=repr)
 def test_other_keys_end_the_run(data: bytes) -> None:
     pred = confirmed_run()
     epoch = pred.epoch
@@ -133,6 +131,18 @@ def test_other_keys_end_the_run(data: bytes) -> None:
     assert pred.epoch > epoch and pred.stale
     assert all(g.char == "a" for g in pred.pending)  # only what came before the key
     assert pred.typed(P, at_prompt("$ a"), b"z", 0.11) is False  # waits for the rows
+
+
+def test_guessing_resumes_only_when_the_panes_own_rows_move() -> None:
+    pred = confirmed_run()
+    pred.typed(P, at_prompt("$ a"), b"\x1b", 0.1)  # an arrow key, say: not guessed
+    pred.observe(P, at_prompt("$ a"), 0.2, moved=False)  # a neighbour's rows, a timer
+    assert pred.stale and pred.typed(P, at_prompt("$ a"), b"b", 0.21) is False
+    assert pred.pending == []
+    pred.observe(P, at_prompt("$ a"), 0.3)  # this pane's rows: the key was answered
+    assert not pred.stale
+    pred.typed(P, at_prompt("$ a"), b"b", 0.31)
+    assert [g.char for g in pred.pending] == ["b"]
 
 
 def test_interrupt_hides_nothing_already_guessed_but_starts_a_new_epoch() -> None:

@@ -473,7 +473,9 @@ class App:
             focused = self.focused_pane_id()
             if predictor.shown() and changed is not None and focused in self.panes:
                 changed[focused] = None  # its guesses may go: compare all its rows
-            predictor.observe(focused, self.panes.get(focused or ""), time.monotonic())
+            moved = changed is None or focused in changed
+            mirror = self.panes.get(focused or "")
+            predictor.observe(focused, mirror, time.monotonic(), moved=moved)
             if predictor.shown() and changed is not None and focused in self.panes:
                 changed[focused] = None
             self._arm_predict_timer()
@@ -1025,7 +1027,8 @@ class App:
         if predictor is None or self._done is None or self._done.done():
             return
         focused = self.focused_pane_id()
-        if predictor.observe(focused, self.panes.get(focused or ""), time.monotonic()) and not (
+        mirror = self.panes.get(focused or "")
+        if predictor.observe(focused, mirror, time.monotonic(), moved=False) and not (
             focused is not None and focused in self.panes and self._patch({focused: None})
         ):
             self.draw()

@@ -177,14 +177,18 @@ class Predictor:
 
     # -- the server's rows -----------------------------------------------------------------
 
-    def observe(self, pane_id: str | None, mirror: PaneMirror | None, now: float) -> bool:
-        """Judge the pending guesses against the pane as the server now shows it (new
-        rows, or just time passing); True when what is drawn changed."""
+    def observe(
+        self, pane_id: str | None, mirror: PaneMirror | None, now: float, *, moved: bool = True
+    ) -> bool:
+        """Judge the pending guesses against the pane as the server now shows it;
+        ``moved``: its rows came (else only time passed, or other panes' rows came).
+        True when what is drawn changed."""
         if self.mode == "never":
             return False
         before = self.shown()
         self._follow(pane_id, mirror)
-        self.stale = False  # the rows moved (or the timer fired): guess from them again
+        if moved:
+            self.stale = False  # the server answered the key not guessed: guess again
         if mirror is None:
             self.pending.clear()
             return bool(before)
