@@ -61,6 +61,18 @@ def test_first_guess_of_an_epoch_is_not_drawn_until_the_server_echoes_one() -> N
     assert pred.pending == [] and pred.overlay(P, at_prompt("$ abcd")) is None
 
 
+def test_a_typed_space_is_confirmed_by_the_cursor_not_by_its_blank_cell() -> None:
+    pred = confirmed_run()
+    pred.typed(P, at_prompt("$ a"), b" b", 0.1)
+    # rows before the echo (another row changed): the space's cell is blank already
+    assert pred.observe(P, at_prompt("$ a"), 0.11) is False
+    assert [g.char for g in pred.pending] == [" ", "b"]
+    assert text_of(pred.overlay(P, at_prompt("$ a"))) == "$ a b"
+    pred.observe(P, at_prompt("$ a "), 0.12)  # the space echoed: the cursor moved on
+    assert [g.char for g in pred.pending] == ["b"]
+    assert text_of(pred.overlay(P, at_prompt("$ a "))) == "$ a b"
+
+
 def test_a_prompt_that_never_echoes_shows_nothing() -> None:
     pred = confirmed_run()
     assert pred.typed(P, at_prompt("$ a"), b"\r", 0.1) is False  # Enter: a new epoch

@@ -61,6 +61,12 @@ def cell(row: str, x: int) -> str:
     return strip_ansi(slice_ansi(row, x, 1)) or " "
 
 
+def _past(cursor: tuple[int, int] | None, guess: Guess) -> bool:
+    """Whether the server's cursor has moved past ``guess``'s cell: a typed space is
+    confirmed by that, not by its cell (which was blank already)."""
+    return cursor is not None and (cursor[1], cursor[0]) > (guess.y, guess.x)
+
+
 def _blank_from(row: str, x: int, width: int) -> bool:
     return width <= x or not strip_ansi(slice_ansi(row, x, width - x)).strip()
 
@@ -196,7 +202,7 @@ class Predictor:
         keep: list[Guess] = []
         for guess in self.pending:
             seen = cell(mirror.rows[guess.y], guess.x) if guess.y < len(mirror.rows) else ""
-            if seen == guess.char:
+            if seen == guess.char and (guess.char != " " or _past(mirror.cursor, guess)):
                 self.confirmed = max(self.confirmed, guess.epoch)
                 self._sample(now - guess.at)
             elif seen.strip() or now - guess.at > limit:
