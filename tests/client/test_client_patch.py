@@ -336,6 +336,39 @@ def test_guesses_are_drawn_alike_both_ways(tmp_path: Path, steps: list[Step]) ->
     assert fast_frame.rows == plain_frame.rows  # nothing guessed is left at the end
 
 
+def test_a_neighbours_rows_do_not_resume_guessing(tmp_path: Path) -> None:
+    """After a key that was not guessed, only the focused pane's own rows resume
+    guessing (while guesses are drawn, too)."""
+    fd = os.open(tmp_path / "out", os.O_WRONLY | os.O_CREAT, 0o600)
+
+    def feed(app: App, data: bytes) -> None:
+        app._on_stream_lines(data.rstrip(b"\n").split(b"\n"))
+
+    async def scenario() -> None:
+        app = App(str(tmp_path / "none.sock"), settings=UiSettings(), fd_out=fd, predict="always")
+        app._done = asyncio.get_running_loop().create_future()
+        app.cols, app.rows = COLS, ROWS
+        feed(app, encode_line(State(state=_doc())) + _screen("w1:p1", "$") + _screen("w1:p2", "#"))
+        feed(app, _typed(""))
+        app._guess("w1:p1", b"a")
+        feed(app, _typed("a"))
+        app._guess("w1:p1", b"b")
+        predictor = app.predictor
+        assert predictor is not None and predictor.shown()
+        predictor.interrupt()  # an arrow key, say
+        feed(app, _rows("w1:p2", [(5, "out 5")], cursor=None))
+        assert predictor.stale
+        feed(app, _typed("ab", 0))
+        assert not predictor.stale
+        if app._predict_timer is not None:
+            app._predict_timer.cancel()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        os.close(fd)
+
+
 def test_overlays_and_chrome_changes_take_the_full_path(tmp_path: Path) -> None:
     """While something is drawn over the panes, no batch is patched."""
     steps: list[Step] = [lambda app: _keys(app, b"\x02?"), *TYPING]

@@ -17,7 +17,7 @@ from herdr.client.predict import (
     expiry,
 )
 
-W, H = 20, 3
+W, H = 40, 3
 P = "p1"
 
 
@@ -84,6 +84,55 @@ def test_a_prompt_that_never_echoes_shows_nothing() -> None:
         assert pred.shown() == [] and pred.overlay(P, prompt) is None
     assert pred.observe(P, prompt, 0.3 + MIN_EXPIRY_S + 0.1) is False  # expired, unseen
     assert pred.pending == []
+
+
+def test_a_password_with_a_space_stays_hidden_after_enter() -> None:
+    """A typed space is echoed when the cursor moves past it on its row; that drops
+    the space but proves nothing of its run (Enter moved the cursor to the next row)."""
+    pred = confirmed_run()
+    pred.typed(P, at_prompt("$ a"), b"\r", 0.1)
+    prompt = at_prompt("[sudo] password: ")
+    pred.observe(P, prompt, 0.2)
+    pred.typed(P, prompt, b"ab cd", 0.3)
+    pred.typed(P, prompt, b"\r", 0.35)
+    after = pane("[sudo] password: ", (0, 1))
+    pred.observe(P, after, 0.4)
+    assert pred.overlay(P, after) is None and pred.shown() == []
+
+
+def test_guesses_are_confirmed_in_order() -> None:
+    """vim's normal mode on an empty line: ``j`` moves down, the space right; the
+    space's cell and the cursor say nothing about ``j``, which never echoed."""
+    pred = confirmed_run()
+    pred.typed(P, at_prompt("$ vim"), b"\r", 0.1)
+    empty = PaneMirror(rows=("", "text", ""), cursor=(0, 0), size=(W, H))
+    pred.observe(P, empty, 0.2)
+    pred.typed(P, empty, b"j ", 0.3)
+    moved = PaneMirror(rows=("", "text", ""), cursor=(1, 1), size=(W, H))
+    pred.observe(P, moved, 0.35)
+    assert pred.overlay(P, moved) is None
+    # a later guess whose cell matches waits for the earlier one of its run
+    pred2 = confirmed_run()
+    pred2.typed(P, at_prompt("$ a"), b"\r", 0.1)
+    pred2.observe(P, at_prompt("$ "), 0.2)
+    pred2.typed(P, at_prompt("$ "), b"xy", 0.3)
+    assert pred2.observe(P, pane("$  y", (2, 0)), 0.31) is False
+    assert pred2.confirmed < pred2.epoch and [g.char for g in pred2.pending] == ["x", "y"]
+
+
+def test_a_scroll_back_drops_the_guesses() -> None:
+    pred = confirmed_run()
+    pred.typed(P, at_prompt("$ a"), b"x", 0.1)
+    back = pane("old output", None, scroll=5)  # the wheel: the pane shows its history
+    assert pred.overlay(P, back) is None
+    assert pred.observe(P, back, 0.15) is True and pred.pending == []
+
+
+def test_backspace_and_a_key_in_one_read_redraw() -> None:
+    pred = confirmed_run()
+    pred.typed(P, at_prompt("$ a"), b"x", 0.1)
+    assert pred.typed(P, at_prompt("$ a"), b"\x7fy", 0.12) is True  # same count, new char
+    assert text_of(pred.overlay(P, at_prompt("$ a"))) == "$ ay"
 
 
 def test_a_contradicted_guess_and_those_after_it_are_dropped() -> None:

@@ -471,9 +471,9 @@ class App:
         predictor = self.predictor
         if predictor is not None and (predictor.pending or predictor.stale):
             focused = self.focused_pane_id()
+            moved = changed is None or focused in changed  # its own rows came
             if predictor.shown() and changed is not None and focused in self.panes:
                 changed[focused] = None  # its guesses may go: compare all its rows
-            moved = changed is None or focused in changed
             mirror = self.panes.get(focused or "")
             predictor.observe(focused, mirror, time.monotonic(), moved=moved)
             if predictor.shown() and changed is not None and focused in self.panes:
@@ -1016,10 +1016,19 @@ class App:
         is sent then) must not stay drawn."""
         predictor = self.predictor
         deadline = predictor.deadline() if predictor is not None else None
-        if deadline is None or self._predict_timer is not None:
+        timer = self._predict_timer
+        if deadline is None or (timer is not None and timer.when() <= self._predict_when(deadline)):
             return
+        if timer is not None:
+            timer.cancel()  # the expiry got shorter (a faster round trip): wake sooner
         delay = max(0.0, deadline - time.monotonic()) + 0.001
         self._predict_timer = asyncio.get_running_loop().call_later(delay, self._predict_due)
+
+    @staticmethod
+    def _predict_when(deadline: float) -> float:
+        """``deadline`` (``time.monotonic``) on the loop's clock."""
+        loop = asyncio.get_running_loop()
+        return loop.time() + max(0.0, deadline - time.monotonic()) + 0.001
 
     def _predict_due(self) -> None:
         self._predict_timer = None

@@ -13,9 +13,12 @@ the server's rows then confirm or correct it. Our rules:
   after every wrong guess, and an epoch's guesses are drawn only once the server has
   confirmed one of them. A prompt that does not echo (a password, vim's normal mode)
   never confirms its first guess, so nothing it would not show is ever drawn.
-* A guess is confirmed when the pane's rows show its character in its cell, wrong when
-  they show something else there or when it is older than :func:`expiry` (then it and
-  every later guess are dropped: their cells were counted from it).
+* A guess is confirmed when the pane's rows show its character in its cell, and only
+  after the guesses before it in its run (a space, whose cell was blank already, is
+  taken as echoed when the cursor moves past it on its row, and confirms nothing of its
+  run); wrong when the rows show something else there or when it is older than
+  :func:`expiry` (then it and every later guess are dropped: their cells were counted
+  from it). A pane scrolled back shows history: its guesses are dropped.
 * ``adaptive`` (the default) draws guesses only while the measured echo round trip is
   slow (above :data:`SHOW_ABOVE_S`, until it falls under :data:`HIDE_BELOW_S`); a fast
   link is left exactly as the server draws it. ``always`` draws them whatever the link;
@@ -62,9 +65,9 @@ def cell(row: str, x: int) -> str:
 
 
 def _past(cursor: tuple[int, int] | None, guess: Guess) -> bool:
-    """Whether the server's cursor has moved past ``guess``'s cell: a typed space is
-    confirmed by that, not by its cell (which was blank already)."""
-    return cursor is not None and (cursor[1], cursor[0]) > (guess.y, guess.x)
+    """Whether the server's cursor has moved past ``guess``'s cell on its row: a typed
+    space is echoed when that happens (its cell was blank already)."""
+    return cursor is not None and cursor[1] == guess.y and cursor[0] > guess.x
 
 
 def _blank_from(row: str, x: int, width: int) -> bool:
@@ -109,7 +112,7 @@ class Predictor:
         """The pane's rows and cursor with the shown guesses drawn in; ``None`` when
         there is nothing to draw (or it is not the pane the guesses are for)."""
         shown = self.shown()
-        if not shown or mirror is None or pane_id != self.pane:
+        if not shown or mirror is None or pane_id != self.pane or mirror.scroll[0]:
             return None
         width = mirror.size[0]
         rows = list(mirror.rows)
@@ -139,11 +142,11 @@ class Predictor:
         changed (the caller redraws at once)."""
         if self.mode == "never":
             return False
-        before = len(self.shown())
+        before = self.shown()
         self._follow(pane_id, mirror)
         if mirror is None or pane_id is None:
             self._interrupt()
-            return before != 0
+            return bool(before)
         for byte in data:
             if byte in (0x7F, 0x08) and self.pending and not self.stale:
                 self.pending.pop()  # not echoed yet: the server will erase it too
@@ -151,7 +154,7 @@ class Predictor:
             if not 0x20 <= byte < 0x7F or not self._guess(mirror, chr(byte), now):
                 self._interrupt()
                 break
-        return len(self.shown()) != before
+        return self.shown() != before
 
     def interrupt(self) -> bool:
         """A key that is not plain typing went to the pane (or to a binding)."""
@@ -198,14 +201,20 @@ class Predictor:
         if mirror is None:
             self.pending.clear()
             return bool(before)
+        if mirror.scroll[0]:
+            self.pending.clear()  # scrolled back: the cells are history, not the echo
+            return bool(before)
         limit = expiry(self.srtt)
         keep: list[Guess] = []
         for guess in self.pending:
             seen = cell(mirror.rows[guess.y], guess.x) if guess.y < len(mirror.rows) else ""
-            if seen == guess.char and (guess.char != " " or _past(mirror.cursor, guess)):
+            waiting = any(g.epoch == guess.epoch for g in keep)  # confirmed in order only
+            if seen == guess.char and guess.char != " " and not waiting:
                 self.confirmed = max(self.confirmed, guess.epoch)
                 self._sample(now - guess.at)
-            elif seen.strip() or now - guess.at > limit:
+            elif guess.char == " " and not waiting and _past(mirror.cursor, guess):
+                pass  # a space echoed: it goes, but proves nothing of its epoch
+            elif (seen.strip() and seen != guess.char) or now - guess.at > limit:
                 self.epoch += 1  # wrong: it and the guesses counted from it go
                 break
             else:
