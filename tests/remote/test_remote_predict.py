@@ -81,3 +81,35 @@ def test_a_key_the_pane_never_echoes(herdr_env: HerdrEnv, sshd: SshMachine, mode
                 os.kill(pid, signal.SIGKILL)
         shutil.rmtree(root, ignore_errors=True)
         config.unlink(missing_ok=True)
+
+
+def test_typing_a_command_with_guesses_on_leaves_exactly_what_the_shell_shows(
+    herdr_env: HerdrEnv, sshd: SshMachine
+) -> None:
+    config = Path(herdr_env.env["XDG_CONFIG_HOME"]) / "herdr" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[remote]\npredictive_echo = "always"\n')
+    root = Path(tempfile.mkdtemp(prefix="hrp-", dir="/tmp"))
+    tui = RemoteTui(root, {**herdr_env.env, **sshd.client_env()})
+    try:
+        tui.open("t", "--remote", sshd.target)
+        wait_until(lambda: pings(sshd.remote_socket()), timeout=60, message="no remote server")
+        tui.wait_for("t", " p1 ─", timeout=60)
+        for ch in "echo one twoo":  # one key at a time: each guess is drawn, then echoed
+            tui.type("t", ch)
+        tui.keys("t", "BSpace")
+        tui.type("t", " three")
+        tui.wait_for("t", "echo one two three")
+        tui.keys("t", "Enter")
+        screen = tui.wait_for("t", "│one two three")  # the output line, under the command
+        assert "twoo" not in screen  # the backspace left nothing behind
+        assert "one two three" in remote_text(sshd)
+        tui.keys("t", "C-b", "d")
+        assert "HERDR-EXIT=0" in tui.wait_for("t", "HERDR-EXIT=")
+    finally:
+        tui.close()
+        for pid in sshd.ssh_clients():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(root, ignore_errors=True)
+        config.unlink(missing_ok=True)
