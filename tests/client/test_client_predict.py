@@ -269,6 +269,16 @@ def test_overlay_keeps_the_rows_styles() -> None:
     assert pred.overlay("p2", styled) is None  # another pane: not for it
 
 
+@pytest.mark.parametrize(("srtt", "underlined"), [(0.05, False), (0.2, True)])
+def test_guesses_are_underlined_on_a_very_slow_link(srtt: float, underlined: bool) -> None:
+    pred = confirmed_run()
+    pred.srtt = srtt
+    pred.typed(P, at_prompt("$ a"), b"b", 0.1)
+    overlay = pred.overlay(P, at_prompt("$ a"))
+    assert overlay is not None and text_of(overlay) == "$ ab"
+    assert ("\x1b[4mb\x1b[24m" in overlay[0][0]) is underlined
+
+
 @pytest.mark.parametrize(
     ("srtt", "expected"),
     [(None, MIN_EXPIRY_S), (0.05, MIN_EXPIRY_S), (0.4, 0.9), (5.0, MAX_EXPIRY_S)],

@@ -22,7 +22,8 @@ the server's rows then confirm or correct it. Our rules:
 * ``adaptive`` (the default) draws guesses only while the measured echo round trip is
   slow (above :data:`SHOW_ABOVE_S`, until it falls under :data:`HIDE_BELOW_S`); a fast
   link is left exactly as the server draws it. ``always`` draws them whatever the link;
-  ``never`` makes none.
+  ``never`` makes none. Over :data:`UNDERLINE_ABOVE_S` a guess is underlined until its
+  echo redraws it: on a link that slow, what is not confirmed yet is shown as such.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ MODES: Final[tuple[Mode, ...]] = ("adaptive", "always", "never")
 
 SHOW_ABOVE_S: Final = 0.030  # adaptive: start drawing guesses above this round trip
 HIDE_BELOW_S: Final = 0.020  # ... and stop below this one (no flapping in between)
+UNDERLINE_ABOVE_S: Final = 0.080  # guesses are underlined while the round trip is this slow
 MIN_EXPIRY_S: Final = 0.5  # a guess not confirmed this long after its key is wrong
 MAX_EXPIRY_S: Final = 2.0
 SMOOTHING: Final = 0.125  # weight of a new round-trip sample (TCP's SRTT gain)
@@ -116,12 +118,14 @@ class Predictor:
             return None
         width = mirror.size[0]
         rows = list(mirror.rows)
+        slow = self.srtt is not None and self.srtt > UNDERLINE_ABOVE_S
         for guess in shown:
             if 0 <= guess.y < len(rows) and 0 <= guess.x < width:
                 row = rows[guess.y]
+                char = f"\x1b[4m{guess.char}\x1b[24m" if slow else guess.char
                 rows[guess.y] = (
                     slice_ansi(row, 0, guess.x)
-                    + guess.char
+                    + char
                     + slice_ansi(row, guess.x + 1, width - guess.x - 1)
                 )
         last = shown[-1]
