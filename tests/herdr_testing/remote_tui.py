@@ -11,11 +11,16 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from herdr_testing import wait_until
+from herdr_testing.sshd import SshMachine
 
 COLS, ROWS = 140, 40
 TIMEOUT = 90.0  # a safety net on a loaded machine, never a speed assertion
@@ -95,3 +100,19 @@ class RemoteTui:
     def close(self) -> None:
         with contextlib.suppress(AssertionError, subprocess.SubprocessError):
             self.tmux("kill-server")
+
+
+@contextlib.contextmanager
+def remote_tui(env: dict[str, str], machine: SshMachine) -> Iterator[RemoteTui]:
+    """A :class:`RemoteTui` in a temp dir; afterwards its tmux server, the attach's ssh
+    processes (a ControlMaster may outlive the TUI) and the dir are gone."""
+    root = Path(tempfile.mkdtemp(prefix="hrt-", dir="/tmp"))
+    tui = RemoteTui(root, {**env, **machine.client_env()})
+    try:
+        yield tui
+    finally:
+        tui.close()
+        for pid in machine.ssh_clients():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(root, ignore_errors=True)

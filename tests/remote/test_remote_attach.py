@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from herdr_testing import HerdrEnv, pings, request, wait_until
-from herdr_testing.remote_tui import RemoteTui
+from herdr_testing.remote_tui import RemoteTui, remote_tui
 from herdr_testing.sshd import SshMachine, remote_pids
 
 pytestmark = [
@@ -33,16 +33,8 @@ pytestmark = [
 
 @pytest.fixture
 def tui(herdr_env: HerdrEnv, sshd: SshMachine) -> Iterator[RemoteTui]:
-    root = Path(tempfile.mkdtemp(prefix="hrt-", dir="/tmp"))
-    client = RemoteTui(root, {**herdr_env.env, **sshd.client_env()})
-    try:
+    with remote_tui(herdr_env.env, sshd) as client:
         yield client
-    finally:
-        client.close()
-        for pid in sshd.ssh_clients():  # the attach's own ControlMaster, if it outlived us
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def remote_panes(sshd: SshMachine) -> list[dict[str, object]]:
@@ -196,22 +188,23 @@ def test_ctrl_v_pastes_a_clipboard_image_as_a_remote_path(
     env.update(
         PATH=f"{CLIPBOARD_TOOLS}:{env['PATH']}", WAYLAND_DISPLAY="w-test", FAKE_CLIPBOARD=str(board)
     )
-    tui = RemoteTui(root, env)
     try:
-        attach(tui, sshd, "img")
-        tui.type("img", "stty -icanon -iexten -echo; echo READY; cat -v")
-        tui.keys("img", "Enter")
-        tui.wait_for("img", "│READY")
-        tui.keys("img", "C-v")  # the local clipboard's image, as a file over there
-        screen = tui.wait_for("img", "clipboard.png")
-        words = screen.replace("│", " ").split()  # the sidebar's border runs into the row
-        path = Path(next(w for w in words if w.endswith("/clipboard.png")))
-        assert path.read_bytes() == image  # the loopback "remote" shares this file system
-        path.unlink()
-        path.parent.rmdir()
+        with remote_tui(env, sshd) as tui:
+            _paste_image(tui, sshd, image)
     finally:
-        tui.close()
-        for pid in sshd.ssh_clients():
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _paste_image(tui: RemoteTui, sshd: SshMachine, image: bytes) -> None:
+    """Attach, then ctrl+v in a pane reading raw input: the image lands over there."""
+    attach(tui, sshd, "img")
+    tui.type("img", "stty -icanon -iexten -echo; echo READY; cat -v")
+    tui.keys("img", "Enter")
+    tui.wait_for("img", "│READY")
+    tui.keys("img", "C-v")  # the local clipboard's image, as a file over there
+    screen = tui.wait_for("img", "clipboard.png")
+    words = screen.replace("│", " ").split()  # the sidebar's border runs into the row
+    path = Path(next(w for w in words if w.endswith("/clipboard.png")))
+    assert path.read_bytes() == image  # the loopback "remote" shares this file system
+    path.unlink()
+    path.parent.rmdir()

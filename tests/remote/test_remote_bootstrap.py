@@ -5,20 +5,16 @@ install source is this checkout through ``HERDR_REMOTE_INSTALL_SPEC``, so no net
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import shutil
-import signal
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from herdr_testing import HerdrEnv, pings
-from herdr_testing.remote_tui import RemoteTui
+from herdr_testing.remote_tui import remote_tui
 from herdr_testing.sshd import REPO, SshMachine, ssh_machine, sshd_missing_reason
 
 pytestmark = [
@@ -60,10 +56,8 @@ def test_missing_herdr_for_machine_calls_is_one_error(
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_interactive_install_then_attach(herdr_env: HerdrEnv, bare: SshMachine) -> None:
-    root = Path(tempfile.mkdtemp(prefix="hrb-", dir="/tmp"))
-    env = {**herdr_env.env, **bare.client_env(), "HERDR_REMOTE_INSTALL_SPEC": str(REPO)}
-    tui = RemoteTui(root, env)
-    try:
+    env = {**herdr_env.env, "HERDR_REMOTE_INSTALL_SPEC": str(REPO)}
+    with remote_tui(env, bare) as tui:
         tui.open("b", "--remote", bare.target)
         tui.wait_for("b", "[y/N]", timeout=60)
         assert str(REPO) in tui.screen("b")  # the spec it is about to install
@@ -75,9 +69,3 @@ def test_interactive_install_then_attach(herdr_env: HerdrEnv, bare: SshMachine) 
         assert pings(bare.remote_socket())
         tui.keys("b", "C-b", "d")
         assert "HERDR-EXIT=0" in tui.wait_for("b", "HERDR-EXIT=")
-    finally:
-        tui.close()
-        for pid in bare.ssh_clients():
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        shutil.rmtree(root, ignore_errors=True)
