@@ -72,17 +72,53 @@ def test_a_cancelled_call_stops_git_and_leaves_nothing_behind(tmp_path: Path) ->
     argv = ["-c", f"alias.hang=!echo $$ > '{pid_file}'; exec sleep 600", "hang"]
 
     async def cancel_midway() -> None:
-        call = asyncio.ensure_future(g.run_git(argv, _env(tmp_path)))
-        while not pid_file.exists() or not pid_file.read_text().strip():
-            await asyncio.sleep(0.01)
-        call.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await call
+        async with asyncio.timeout(60):  # a hang fails here, not the whole run
+            call = asyncio.ensure_future(g.run_git(argv, _env(tmp_path)))
+            while not pid_file.exists() or not pid_file.read_text().strip():
+                await asyncio.sleep(0.01)
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
         assert not [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
 
     asyncio.run(cancel_midway())
     pid = int(pid_file.read_text())
     wait_until(lambda: not _alive(pid), 10, message="git's command outlived the call")
+
+
+@pytest.mark.parametrize("turns", [0, 1, 2, 3, 5, 8])
+def test_a_call_cancelled_while_git_starts_kills_its_group(tmp_path: Path, turns: int) -> None:
+    """Cancelled while asyncio still connects git's pipes: asyncio alone would kill only
+    git and then wait for ever on pipes the alias's ``sleep`` holds open."""
+    argv = ["-c", "alias.hang=!exec sleep 600", "hang"]
+    env = _env(tmp_path)
+
+    async def cancel_early() -> None:
+        async with asyncio.timeout(60):
+            call = asyncio.ensure_future(g.run_git(argv, env))
+            for _ in range(turns):
+                await asyncio.sleep(0)
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+
+    asyncio.run(cancel_early())
+    wait_until(lambda: not _ours(env["HOME"]), 10, message="git's alias outlived the call")
+
+
+def _ours(home: str) -> list[int]:
+    """Live processes started with this test's HOME (git and what it ran)."""
+    marker = f"HOME={home}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as handle:
+                    if marker in handle.read().split(b"\0") and _alive(int(entry)):
+                        found.append(int(entry))
+            except OSError:
+                continue
+    return found
 
 
 def _alive(pid: int) -> bool:

@@ -78,8 +78,8 @@ async def run_git(
     argv: list[str], env: Mapping[str, str], timeout: float = GIT_TIMEOUT
 ) -> GitResult:
     """Run ``git *argv``; raises `ApiError` (``timeout``) if it does not finish in time."""
-    try:
-        proc = await asyncio.create_subprocess_exec(
+    spawn = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
             "git",
             *argv,
             stdin=asyncio.subprocess.DEVNULL,
@@ -88,8 +88,17 @@ async def run_git(
             env=dict(env),
             start_new_session=True,
         )
+    )
+    try:
+        proc = await asyncio.shield(spawn)
     except OSError as exc:
         raise ApiError("worktree_git_failed", f"cannot run git: {exc}") from None
+    except asyncio.CancelledError:
+        # cancelled while asyncio connected git's pipes: git runs already. Left to
+        # asyncio, only git itself is killed and the wait for its pipes never ends
+        # while a child of git (an alias, a hook) holds them: kill the whole group.
+        await asyncio.shield(_abandon_spawn(spawn))
+        raise
     stdout, stderr = proc.stdout, proc.stderr
     assert stdout is not None and stderr is not None
     out, err = bytearray(), bytearray()
@@ -145,6 +154,16 @@ async def _stop_tasks(*tasks: asyncio.Future[Any]) -> None:
 async def _abandon(proc: asyncio.subprocess.Process, *tasks: asyncio.Future[Any]) -> None:
     """After a kill: stop our readers first (`_reap` reads the pipes: nobody else may)."""
     await _stop_tasks(*tasks)
+    await _reap(proc)
+
+
+async def _abandon_spawn(spawn: asyncio.Future[asyncio.subprocess.Process]) -> None:
+    """A cancelled call's git, once asyncio has it: its group killed, then reaped."""
+    try:
+        proc = await spawn
+    except Exception:
+        return  # it never started
+    _kill(proc)
     await _reap(proc)
 
 
