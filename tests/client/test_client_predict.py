@@ -15,6 +15,7 @@ from herdr.client.predict import (
     Predictor,
     cell,
     expiry,
+    hard_expiry,
 )
 
 W, H = 40, 3
@@ -150,11 +151,31 @@ def test_a_contradicted_guess_and_those_after_it_are_dropped() -> None:
 def test_an_unconfirmed_guess_expires() -> None:
     pred = confirmed_run()
     pred.typed(P, at_prompt("$ a"), b"q", 1.0)
+    assert pred.deadline() == pytest.approx(1.0 + hard_expiry(pred.srtt))  # quiet so far
+    pred.observe(P, at_prompt("$ a"), 1.01)  # rows came (another row): the soft limit
     assert pred.deadline() == pytest.approx(1.0 + expiry(pred.srtt))
     assert pred.observe(P, at_prompt("$ a"), 1.0 + expiry(pred.srtt) / 2) is False  # waits
     assert pred.shown()
     assert pred.observe(P, at_prompt("$ a"), 1.0 + expiry(pred.srtt) + 0.01) is True
     assert pred.pending == [] and pred.deadline() is None
+
+
+def test_a_quiet_pane_keeps_a_guess_until_the_hard_expiry() -> None:
+    """No rows since the key (a loaded machine, a slow link): the guess waits for its
+    echo past the soft expiry, and a key never echoed still goes at the hard one."""
+    pred = Predictor("always")
+    pred.typed(P, at_prompt(), b"a", 0.0)  # tentative; the timer alone looks at it
+    assert pred.deadline() == pytest.approx(hard_expiry(None))
+    assert pred.observe(P, at_prompt(), expiry(None) + 0.1, moved=False) is False
+    assert [g.char for g in pred.pending] == ["a"]
+    pred.observe(P, at_prompt("$ a"), expiry(None) + 0.2)  # the late echo confirms it
+    assert pred.pending == [] and pred.confirmed == pred.epoch
+    pred.typed(P, at_prompt("$ a"), b"Q", 1.0)  # drawn; the pane never answers
+    assert (
+        pred.observe(P, at_prompt("$ a"), 1.0 + hard_expiry(pred.srtt) - 0.01, moved=False) is False
+    )
+    assert pred.observe(P, at_prompt("$ a"), 1.0 + hard_expiry(pred.srtt) + 0.01, moved=False)
+    assert pred.pending == []
 
 
 @pytest.mark.parametrize(

@@ -50,7 +50,10 @@ def attached(herdr_env: HerdrEnv, sshd: SshMachine, mode: str | None) -> Iterato
             tui.open("p", "--remote", sshd.target)
             wait_until(lambda: pings(sshd.remote_socket()), timeout=60, message="no remote server")
             tui.wait_for("p", " p1 ─", timeout=60)
-            yield tui
+            try:
+                yield tui
+            finally:  # the remote pane is shared: a prompt left running ends (ctrl+c)
+                tui.keys("p", "C-c")
             tui.keys("p", "C-b", "d")
             assert "HERDR-EXIT=0" in tui.wait_for("p", "HERDR-EXIT=")
     finally:

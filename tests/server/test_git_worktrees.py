@@ -12,6 +12,7 @@ import pytest
 from herdr.server import git_worktrees as g
 from herdr.server.core import ApiError
 from herdr_testing import wait_until
+from herdr_testing.procs import alive, live_with_env
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
@@ -83,7 +84,7 @@ def test_a_cancelled_call_stops_git_and_leaves_nothing_behind(tmp_path: Path) ->
 
     asyncio.run(cancel_midway())
     pid = int(pid_file.read_text())
-    wait_until(lambda: not _alive(pid), 10, message="git's command outlived the call")
+    wait_until(lambda: not alive(pid), 10, message="git's command outlived the call")
 
 
 @pytest.mark.parametrize("turns", [0, 1, 2, 3, 5, 8])
@@ -103,30 +104,11 @@ def test_a_call_cancelled_while_git_starts_kills_its_group(tmp_path: Path, turns
                 await call
 
     asyncio.run(cancel_early())
-    wait_until(lambda: not _ours(env["HOME"]), 10, message="git's alias outlived the call")
-
-
-def _ours(home: str) -> list[int]:
-    """Live processes started with this test's HOME (git and what it ran)."""
-    marker = f"HOME={home}".encode()
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/environ", "rb") as handle:
-                    if marker in handle.read().split(b"\0") and _alive(int(entry)):
-                        found.append(int(entry))
-            except OSError:
-                continue
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
+    wait_until(
+        lambda: not live_with_env(f"HOME={env['HOME']}"),
+        10,
+        message="git's alias outlived the call",
+    )
 
 
 def test_a_path_that_looks_like_an_option_stays_a_path(tmp_path: Path) -> None:

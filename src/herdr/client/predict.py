@@ -18,7 +18,9 @@ the server's rows then confirm or correct it. Our rules:
   taken as echoed when the cursor moves past it on its row, and confirms nothing of its
   run); wrong when the rows show something else there or when it is older than
   :func:`expiry` (then it and every later guess are dropped: their cells were counted
-  from it). A pane scrolled back shows history: its guesses are dropped.
+  from it; the time counts only once the pane's rows have moved since the key, up to
+  :func:`hard_expiry` however quiet it is). A pane scrolled back shows history: its
+  guesses are dropped.
 * ``adaptive`` (the default) draws guesses only while the measured echo round trip is
   slow (above :data:`SHOW_ABOVE_S`, until it falls under :data:`HIDE_BELOW_S`); a fast
   link is left exactly as the server draws it. ``always`` draws them whatever the link;
@@ -56,9 +58,16 @@ class Guess(NamedTuple):
 
 
 def expiry(srtt: float | None) -> float:
-    """How long a guess may wait for its echo: two round trips and a margin."""
+    """How long a guess may wait for its echo once the pane's rows have moved since its
+    key: two round trips and a margin."""
     rtt = srtt or 0.0
     return min(MAX_EXPIRY_S, max(MIN_EXPIRY_S, 2 * rtt + 0.1))
+
+
+def hard_expiry(srtt: float | None) -> float:
+    """How long a guess may wait however quiet the pane: a slow machine or link must
+    not drop a right guess before its echo, a key never echoed must not stay drawn."""
+    return max(MAX_EXPIRY_S, 3 * (srtt or 0.0))
 
 
 def cell(row: str, x: int) -> str:
@@ -88,6 +97,7 @@ class Predictor:
         self.slow = False  # adaptive: the link is slow enough to draw guesses
         self.stale = False  # a key was not guessed: wait for the rows to move
         self.pane: str | None = None
+        self.moved_at = float("-inf")  # when the pane's rows last came
         self.shape: tuple[tuple[int, int], bool] | None = None  # (size, alt screen)
 
     # -- what is drawn -------------------------------------------------------------------
@@ -135,7 +145,10 @@ class Predictor:
         """When the oldest pending guess expires (the caller's timer), if any."""
         if not self.pending:
             return None
-        return self.pending[0].at + expiry(self.srtt)
+        oldest = self.pending[0]
+        if self.moved_at > oldest.at:
+            return oldest.at + expiry(self.srtt)
+        return oldest.at + hard_expiry(self.srtt)
 
     # -- keys ----------------------------------------------------------------------------
 
@@ -202,13 +215,14 @@ class Predictor:
         self._follow(pane_id, mirror)
         if moved:
             self.stale = False  # the server answered the key not guessed: guess again
+            self.moved_at = now
         if mirror is None:
             self.pending.clear()
             return bool(before)
         if mirror.scroll[0]:
             self.pending.clear()  # scrolled back: the cells are history, not the echo
             return bool(before)
-        limit = expiry(self.srtt)
+        soft, hard = expiry(self.srtt), hard_expiry(self.srtt)
         keep: list[Guess] = []
         for guess in self.pending:
             seen = cell(mirror.rows[guess.y], guess.x) if guess.y < len(mirror.rows) else ""
@@ -218,13 +232,17 @@ class Predictor:
                 self._sample(now - guess.at)
             elif guess.char == " " and not waiting and _past(mirror.cursor, guess):
                 pass  # a space echoed: it goes, but proves nothing of its epoch
-            elif (seen.strip() and seen != guess.char) or now - guess.at > limit:
+            elif (seen.strip() and seen != guess.char) or self._expired(guess, now, soft, hard):
                 self.epoch += 1  # wrong: it and the guesses counted from it go
                 break
             else:
                 keep.append(guess)
         self.pending = keep
         return self.shown() != before
+
+    def _expired(self, guess: Guess, now: float, soft: float, hard: float) -> bool:
+        age = now - guess.at
+        return age > hard or (age > soft and self.moved_at > guess.at)
 
     def _sample(self, rtt: float) -> None:
         srtt = self.srtt = rtt if self.srtt is None else self.srtt + SMOOTHING * (rtt - self.srtt)

@@ -12,13 +12,13 @@ import asyncio
 import contextlib
 import itertools
 import logging
-import os
-import signal
 import time
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from herdr.runtime.group_spawn import kill_group, spawn_group
 
 log = logging.getLogger("herdr.plugins.runner")
 
@@ -143,14 +143,13 @@ class Runner:
             self._finish(run, error=f"{self.max_running} plugin commands are already running")
             return run
         try:
-            proc = await asyncio.create_subprocess_exec(
+            proc = await spawn_group(  # its own process group: killed as a whole
                 *command,
                 cwd=cwd,
                 env=dict(env),
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,  # its own process group: killed as a whole
             )
         except (OSError, ValueError) as exc:
             message = getattr(exc, "strerror", None) or str(exc)
@@ -233,7 +232,6 @@ async def _drain(stream: asyncio.StreamReader, capture: _Capture) -> None:
 
 
 def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
+    kill_group(proc)
     with contextlib.suppress(ProcessLookupError):
         proc.kill()

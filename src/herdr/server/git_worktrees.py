@@ -10,7 +10,6 @@ or that directory was trusted before (`TrustedRepos`).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from msgspec import Struct
 
 from herdr.api import protocol
 from herdr.runtime import worktrees as wt
+from herdr.runtime.group_spawn import close_transport, kill_group, reap, spawn_group
 from herdr.server.core import ApiError
 from herdr.server.trusted_repos import TrustedRepos
 
@@ -78,27 +78,17 @@ async def run_git(
     argv: list[str], env: Mapping[str, str], timeout: float = GIT_TIMEOUT
 ) -> GitResult:
     """Run ``git *argv``; raises `ApiError` (``timeout``) if it does not finish in time."""
-    spawn = asyncio.ensure_future(
-        asyncio.create_subprocess_exec(
+    try:
+        proc = await spawn_group(
             "git",
             *argv,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             env=dict(env),
-            start_new_session=True,
         )
-    )
-    try:
-        proc = await asyncio.shield(spawn)
     except OSError as exc:
         raise ApiError("worktree_git_failed", f"cannot run git: {exc}") from None
-    except asyncio.CancelledError:
-        # cancelled while asyncio connected git's pipes: git runs already. Left to
-        # asyncio, only git itself is killed and the wait for its pipes never ends
-        # while a child of git (an alias, a hook) holds them: kill the whole group.
-        await asyncio.shield(_abandon_spawn(spawn))
-        raise
     stdout, stderr = proc.stdout, proc.stderr
     assert stdout is not None and stderr is not None
     out, err = bytearray(), bytearray()
@@ -108,7 +98,7 @@ async def run_git(
     def stop() -> None:
         nonlocal stopped
         stopped = True
-        _kill(proc)
+        kill_group(proc)
 
     async def collect() -> bool:
         more = await asyncio.gather(
@@ -129,15 +119,15 @@ async def run_git(
                 await asyncio.wait({reading}, timeout=OUTPUT_GRACE_S)
         if reading.done():
             reading.result()  # a read that failed raises here, as it did from gather
-        _close(proc)
+        close_transport(proc)
     except TimeoutError:
-        _kill(proc)
+        kill_group(proc)
         await _abandon(proc, reading, exited)
         raise ApiError(
             protocol.TIMEOUT, f"git {argv[-1][:40]!r}... took over {timeout:g}s"
         ) from None
     except BaseException:  # cancelled, or a read failed
-        _kill(proc)
+        kill_group(proc)
         await asyncio.shield(_abandon(proc, reading, exited))
         raise
     await _stop_tasks(reading, exited)
@@ -152,19 +142,9 @@ async def _stop_tasks(*tasks: asyncio.Future[Any]) -> None:
 
 
 async def _abandon(proc: asyncio.subprocess.Process, *tasks: asyncio.Future[Any]) -> None:
-    """After a kill: stop our readers first (`_reap` reads the pipes: nobody else may)."""
+    """After a kill: stop our readers first (`reap` reads the pipes: nobody else may)."""
     await _stop_tasks(*tasks)
-    await _reap(proc)
-
-
-async def _abandon_spawn(spawn: asyncio.Future[asyncio.subprocess.Process]) -> None:
-    """A cancelled call's git, once asyncio has it: its group killed, then reaped."""
-    try:
-        proc = await spawn
-    except Exception:
-        return  # it never started
-    _kill(proc)
-    await _reap(proc)
+    await reap(proc)
 
 
 async def _exited(proc: asyncio.subprocess.Process) -> None:
@@ -176,27 +156,6 @@ async def _exited(proc: asyncio.subprocess.Process) -> None:
 
 def _text(data: bytearray) -> str:
     return bytes(data).decode("utf-8", "surrogateescape")
-
-
-async def _reap(proc: asyncio.subprocess.Process) -> None:
-    """Wait for a killed git and read its pipes to the end (its group is dead: what is
-    left is bounded), then close it."""
-    with contextlib.suppress(Exception):
-        await asyncio.wait_for(proc.communicate(), 5.0)
-    _close(proc)
-
-
-def _close(proc: asyncio.subprocess.Process) -> None:
-    """Close the finished process's transport now: asyncio leaves it to the garbage
-    collector (a reference cycle), which may only run after its loop is closed."""
-    transport = getattr(proc, "_transport", None)  # not public API; absent = nothing to do
-    if transport is not None:
-        transport.close()
-
-
-def _kill(proc: asyncio.subprocess.Process) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, 9)
 
 
 @dataclass
