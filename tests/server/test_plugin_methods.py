@@ -276,17 +276,25 @@ def test_a_matching_link_handler_takes_the_click_others_go_to_the_opener(
     _ok(server, "plugin.link", {"path": str(RECORDER)})
     pane = _ok(server, "workspace.create", {"cwd": "/tmp"})["root_pane"]["pane_id"]
     _idle(server)
+
+    def screen() -> str:
+        return str(_ok(server, "pane.read", {"pane_id": pane, "source": "visible"})["read"]["text"])
+
+    def row_of(prefix: str) -> int | None:
+        rows = screen().split("\n")
+        return next((i for i, row in enumerate(rows) if row.startswith(prefix)), None)
+
+    # one line at a time, each after the shell prompted: a line typed ahead is echoed by
+    # the terminal, and sh then prints its output after the prompt, not at column 0
+    wait_until(lambda: screen().strip())
+    found = []
     for url, text in (("https://plugin.test/a?b=1", "MINE"), ("https://else.test/", "THEIRS")):
         line = f"printf '\\033]8;;{url}\\033\\\\{text}\\033]8;;\\033\\\\\\n'\r"
         _ok(server, "pane.send_text", {"pane_id": pane, "text": line})
-
-    def row_of(prefix: str) -> int | None:
-        read = _ok(server, "pane.read", {"pane_id": pane, "source": "visible"})["read"]
-        rows = str(read["text"]).split("\n")
-        return next((i for i, row in enumerate(rows) if row.startswith(prefix)), None)
-
-    mine = wait_until(lambda: row_of("MINE"))
-    theirs = wait_until(lambda: row_of("THEIRS"))
+        row = wait_until(lambda text=text: row_of(text))  # type: ignore[misc]
+        wait_until(lambda row=row: len(screen().rstrip("\n").split("\n")) > row + 1)  # type: ignore[misc]
+        found.append(row)  # and the next prompt came
+    mine, theirs = found
     params = {"pane_id": pane, "viewport_row": mine, "col": 0}
     got = _ok(server, "pane.link.activate", params)
     assert got == {

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from herdr.runtime.group_spawn import kill_group, spawn_group
+from herdr.server.group_spawn import kill_group, spawn_group
 
 log = logging.getLogger("herdr.plugins.runner")
 

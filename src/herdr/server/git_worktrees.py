@@ -19,8 +19,8 @@ from msgspec import Struct
 
 from herdr.api import protocol
 from herdr.runtime import worktrees as wt
-from herdr.runtime.group_spawn import close_transport, kill_group, reap, spawn_group
 from herdr.server.core import ApiError
+from herdr.server.group_spawn import close_transport, kill_group, reap, spawn_group
 from herdr.server.trusted_repos import TrustedRepos
 
 GIT_TIMEOUT = 30.0  # seconds; a worktree add of a big checkout takes a while

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from herdr.runtime.group_spawn import kill_group, reap, spawn_group
+from herdr.server.group_spawn import kill_group, reap, spawn_group
 from herdr_testing import wait_until
 from herdr_testing.procs import live_with_env
 
