@@ -472,12 +472,10 @@ class App:
         if predictor is not None and (predictor.pending or predictor.stale):
             focused = self.focused_pane_id()
             moved = changed is None or focused in changed  # its own rows came
-            if predictor.shown() and changed is not None and focused in self.panes:
-                changed[focused] = None  # its guesses may go: compare all its rows
-            mirror = self.panes.get(focused or "")
-            predictor.observe(focused, mirror, time.monotonic(), moved=moved)
-            if predictor.shown() and changed is not None and focused in self.panes:
-                changed[focused] = None
+            drawn = bool(predictor.shown())
+            predictor.observe(focused, self.panes.get(focused or ""), time.monotonic(), moved=moved)
+            if (drawn or predictor.shown()) and changed is not None and focused in self.panes:
+                changed[focused] = None  # guesses came or went: compare all its rows
             self._arm_predict_timer()
         if changed is not None and (changed or documents) and self._patch(changed):
             return
@@ -1016,19 +1014,16 @@ class App:
         is sent then) must not stay drawn."""
         predictor = self.predictor
         deadline = predictor.deadline() if predictor is not None else None
-        timer = self._predict_timer
-        if deadline is None or (timer is not None and timer.when() <= self._predict_when(deadline)):
+        if deadline is None:
             return
-        if timer is not None:
-            timer.cancel()  # the expiry got shorter (a faster round trip): wake sooner
-        delay = max(0.0, deadline - time.monotonic()) + 0.001
-        self._predict_timer = asyncio.get_running_loop().call_later(delay, self._predict_due)
-
-    @staticmethod
-    def _predict_when(deadline: float) -> float:
-        """``deadline`` (``time.monotonic``) on the loop's clock."""
         loop = asyncio.get_running_loop()
-        return loop.time() + max(0.0, deadline - time.monotonic()) + 0.001
+        delay = max(0.0, deadline - time.monotonic()) + 0.001
+        timer = self._predict_timer
+        if timer is not None:
+            if timer.when() <= loop.time() + delay:
+                return
+            timer.cancel()  # the expiry got shorter (a faster round trip): wake sooner
+        self._predict_timer = loop.call_later(delay, self._predict_due)
 
     def _predict_due(self) -> None:
         self._predict_timer = None
